@@ -1,0 +1,34 @@
+# The few verbs a newcomer needs. The work is done by the scripts in devstack/ (bash + Python stdlib).
+#   make serve    install, start the emulators, seed the demo world, print the base URL; Ctrl-C stops all
+#   make test     install, run the test suite inside the emulators   (make test PYTEST_ARGS='-k lessons -x')
+#   make bench    install, run bench/run.py inside the emulators     (make bench BENCH_ARGS='...')
+#   make lint     ruff over functions, tests, bin and bench
+#   make install  install what is missing (node_modules, functions/venv, java, emulator binaries)
+#   make clean    stop leftovers of a crashed run and remove .devstack/ (keeps node_modules and the venv)
+
+SHELL := /bin/bash
+VENV_PY := functions/venv/bin/python
+PYTEST_ARGS ?=
+BENCH_ARGS ?=
+export PYTEST_ARGS BENCH_ARGS
+
+.PHONY: serve test bench lint install clean
+
+serve:
+	@bash devstack/serve.sh
+
+test:
+	@bash devstack/test.sh
+
+bench:
+	@bash devstack/exec.sh $(VENV_PY) bench/run.py $(BENCH_ARGS)
+
+lint: install
+	functions/venv/bin/ruff check functions tests bin bench
+
+install:
+	@bash devstack/install.sh
+
+clean:
+	@python3 devstack/stack.py cleanup || true
+	rm -rf .devstack
