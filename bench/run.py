@@ -1,0 +1,94 @@
+"""`make bench`: performance measurements printed as ratios and counts, run inside the emulators.
+
+1. Cold start: `import main` against a bare `import firebase_admin, firebase_functions`, median of
+   fresh interpreters, and proof that serving one area imports no other area.
+2. Firestore reads and writes per api-keys and client-token request.
+"""
+
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import uuid
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+FUNCTIONS = ROOT / "functions"
+sys.path[:0] = [str(FUNCTIONS), str(ROOT)]
+os.environ.setdefault("CLIENT_JWT_SECRET", uuid.uuid4().hex * 2)
+
+RUNS = 9
+
+
+def _import_time(statement: str) -> float:
+    code = f"import time; t = time.perf_counter(); {statement}; print(time.perf_counter() - t)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=FUNCTIONS, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def cold_start() -> None:
+    base = statistics.median(_import_time("import firebase_admin, firebase_functions") for _ in range(RUNS))
+    main = statistics.median(_import_time("import main") for _ in range(RUNS))
+    print("== cold start (median of", RUNS, "fresh interpreters)")
+    print(f"import firebase_admin, firebase_functions: {base * 1000:7.1f} ms")
+    print(f"import main:                               {main * 1000:7.1f} ms")
+    print(f"ratio main / bare: {main / base:.2f}x (goal <= 1.2x)")
+    probe = (
+        "import sys, main\n"
+        "from firebase_functions import https_fn\n"
+        "from werkzeug.test import EnvironBuilder\n"
+        "env = EnvironBuilder(path='/api/clients/x/api-keys', method='GET').get_environ()\n"
+        "main.apikeys(https_fn.Request(env))\n"
+        "areas = sorted({m.split('.')[1] for m in sys.modules if m.startswith('wellness_api.') and m.count('.') >= 1})\n"
+        "print(' '.join(areas))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=FUNCTIONS, capture_output=True, text=True, check=True)
+    loaded = out.stdout.strip().splitlines()[-1].split()
+    others = [a for a in loaded if a not in ("core", "api_keys")]
+    print(f"packages loaded after serving one api-keys request: {', '.join(loaded)}")
+    print(f"other areas imported: {others or 'none'}")
+
+
+def round_trips() -> None:
+    from bench.firestore_ops import counting
+    from tests.conftest import Tenant
+    from wellness_api.api_keys.routes import app as keys_app
+    from wellness_api.identity.routes import app as identity_app
+
+    tenant = Tenant(f"bench-{uuid.uuid4().hex[:8]}")
+    keys, identity = keys_app.test_client(), identity_app.test_client()
+    headers = tenant.admin.headers
+    base = f"/api/clients/{tenant.client_id}/api-keys"
+    rows = []
+
+    def measure(label, call):
+        with counting() as ops:
+            response = call()
+        rows.append((label, response.status_code, ops.reads, ops.writes))
+        return response
+
+    first = measure("POST api-keys (first key)", lambda: keys.post(base, json={}, headers=headers)).json
+    second = measure("POST api-keys (second key)", lambda: keys.post(base, json={}, headers=headers)).json
+    measure("GET api-keys (2 keys)", lambda: keys.get(base, headers=headers))
+    measure("PATCH promote", lambda: keys.patch(f"{base}/{second['apiKey']['keyId']}", json={"action": "promote"},
+                                                headers=headers))
+    body = {"clientId": tenant.client_id, "clientSecret": first["secret"]}
+    measure("POST client/token (first use: lastUsedAt)", lambda: identity.post("/api/client/token/", json=body))
+    measure("POST client/token (within a minute)", lambda: identity.post("/api/client/token/", json=body))
+    measure("PATCH revoke", lambda: keys.patch(f"{base}/{first['apiKey']['keyId']}", json={"action": "revoke"},
+                                               headers=headers))
+    print("\n== Firestore document reads / writes per request")
+    print(f"{'request':45} {'status':>6} {'reads':>6} {'writes':>6}")
+    for label, status, reads, writes in rows:
+        print(f"{label:45} {status:>6} {reads:>6} {writes:>6}")
+    print("(Auth: admin routes also verify the ID token and check revocation with one Auth lookup.)")
+
+
+def main() -> None:
+    cold_start()
+    round_trips()
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""What every area shares, and nothing area-specific."""

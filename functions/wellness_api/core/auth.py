@@ -1,0 +1,107 @@
+"""Who is calling: Firebase ID tokens (with role claims) and client tokens, as a Principal.
+
+Custom claims carried by ID tokens: clientId, role ("admin", "player" or "guest") and
+platformAdmin (true only for admins of the operator tenant). Firestore is the source of truth;
+the claims are written from it by platformctl and by set-claims.
+"""
+
+import dataclasses
+
+import flask
+
+from . import client_tokens, firebase
+from .errors import ApiError
+from .tenancy import ROLE_ADMIN
+
+CLAIM_CLIENT_ID = "clientId"
+CLAIM_ROLE = "role"
+CLAIM_PLATFORM_ADMIN = "platformAdmin"
+
+MISSING_AUTH = "Missing or invalid Authorization header"
+INVALID_TOKEN = "Invalid or expired token"
+FORBIDDEN = "You do not have access to this client."
+
+
+@dataclasses.dataclass(frozen=True)
+class Principal:
+    kind: str  # "user" (Firebase ID token) or "client" (client token)
+    client_id: str | None
+    uid: str | None = None
+    role: str | None = None
+    platform_admin: bool = False
+    email: str | None = None
+    key_id: str | None = None
+
+    @property
+    def is_admin(self) -> bool:
+        return self.kind == "user" and self.role == ROLE_ADMIN
+
+    def can_administer(self, client_id: str) -> bool:
+        """Admin of that client, or a platform administrator (who may act on any client)."""
+        return self.is_admin and (self.platform_admin or self.client_id == client_id)
+
+
+def bearer_token() -> str | None:
+    header = flask.request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or " " in token:
+        return None
+    return token
+
+
+def principal_from_claims(claims: dict) -> Principal:
+    role = claims.get(CLAIM_ROLE)
+    return Principal(
+        kind="user",
+        client_id=claims.get(CLAIM_CLIENT_ID),
+        uid=claims.get("uid") or claims.get("sub"),
+        role=role,
+        platform_admin=bool(claims.get(CLAIM_PLATFORM_ADMIN)) and role == ROLE_ADMIN,
+        email=claims.get("email"),
+    )
+
+
+def verify_id_token(token: str, check_revoked: bool = True) -> dict | None:
+    """Decoded claims of a valid Firebase ID token, or None (expired, forged, revoked, disabled user)."""
+    fb_auth = firebase.auth()
+    try:
+        return fb_auth.verify_id_token(token, app=firebase.app(), check_revoked=check_revoked)
+    except (ValueError, fb_auth.InvalidIdTokenError, fb_auth.UserDisabledError,
+            fb_auth.CertificateFetchError, fb_auth.UserNotFoundError):
+        return None
+
+
+def require_user(check_revoked: bool = True) -> Principal:
+    """The caller's Firebase identity from `Authorization: Bearer <ID token>`, or 401."""
+    token = bearer_token()
+    if token is None:
+        raise ApiError(401, MISSING_AUTH)
+    claims = verify_id_token(token, check_revoked=check_revoked)
+    if claims is None:
+        raise ApiError(401, INVALID_TOKEN)
+    principal = principal_from_claims(claims)
+    flask.g.client_id = principal.client_id
+    return principal
+
+
+def require_jwt() -> Principal:
+    """A Firebase ID token or a client token (spec part 5, "Bearer <JWT>"), or 401."""
+    token = bearer_token()
+    if token is None:
+        raise ApiError(401, MISSING_AUTH)
+    if client_tokens.is_client_token(token):
+        claims = client_tokens.verify(token)
+        if claims is None:
+            raise ApiError(401, INVALID_TOKEN)
+        flask.g.client_id = claims.client_id
+        return Principal(kind="client", client_id=claims.client_id, key_id=claims.key_id)
+    return require_user(check_revoked=False)
+
+
+def require_client_admin(client_id: str) -> Principal:
+    """An admin of `client_id` or a platform administrator; 401 without identity, 403 otherwise."""
+    principal = require_user()
+    if not principal.can_administer(client_id):
+        raise ApiError(403, FORBIDDEN)
+    return principal

@@ -1,0 +1,27 @@
+"""The current time, in one place, so that tests can move it (expiry, throttles, rate windows)."""
+
+import datetime as dt
+
+_offset = dt.timedelta(0)
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC) + _offset
+
+
+def advance(delta: dt.timedelta) -> None:
+    """Move the clock forward (tests only)."""
+    global _offset
+    _offset += delta
+
+
+def reset() -> None:
+    global _offset
+    _offset = dt.timedelta(0)
+
+
+def iso(value: dt.datetime | None) -> str | None:
+    """ISO 8601 in UTC with millisecond precision and a Z, the spec's timestamp form."""
+    if value is None:
+        return None
+    return value.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,55 @@
+"""API errors and the spec's error envelopes (part 7); each area picks one envelope.
+
+Handlers and services raise ApiError; the area's Flask app renders it with its envelope, so the
+same rule ("401 invalid credentials") reads the same everywhere and never leaks a stack trace.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+
+class ApiError(Exception):
+    """An error with an HTTP status, a human message and, where the envelope has one, a code."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        code: str | None = None,
+        *,
+        extra: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.extra = extra or {}
+        self.headers = headers or {}
+
+
+# An envelope turns (error, request id) into the JSON body.
+Envelope = Callable[[ApiError, str], dict[str, Any]]
+
+
+def plain_envelope(err: ApiError, request_id: str) -> dict[str, Any]:
+    """{error: string} plus any documented extras (most areas)."""
+    return {"error": err.message, **err.extra}
+
+
+def coded_envelope(err: ApiError, request_id: str) -> dict[str, Any]:
+    """{code, error} (custom tokens, 7.1)."""
+    return {"code": err.code or "internal_error", "error": err.message, **err.extra}
+
+
+def nested_envelope(err: ApiError, request_id: str) -> dict[str, Any]:
+    """{error: {code, message, requestId}} (Vital Scan, 7.6); code omitted where the spec gives none."""
+    body: dict[str, Any] = {"message": err.message, "requestId": request_id}
+    if err.code:
+        body = {"code": err.code, **body}
+    return {"error": body, **err.extra}
+
+
+# Messages used by more than one area, written once.
+MALFORMED_JSON = "Request body must be a JSON object."
+BODY_TOO_LARGE = "Request body is too large."

@@ -1,0 +1,51 @@
+"""The Firebase Admin app and its Firestore, Auth and Storage clients, created once per process.
+
+Against the emulators (a `*_EMULATOR_HOST` variable is set) the app uses anonymous credentials,
+because Application Default Credentials do not exist there; in production it uses ADC.
+"""
+
+import functools
+
+import firebase_admin
+from firebase_admin import credentials
+
+from . import config
+
+
+class _EmulatorCredential(credentials.Base):
+    def get_credential(self):
+        from google.auth.credentials import AnonymousCredentials
+
+        return AnonymousCredentials()
+
+
+def storage_bucket_name() -> str:
+    return f"{config.project_id()}.appspot.com"
+
+
+@functools.cache
+def app() -> firebase_admin.App:
+    options = {"projectId": config.project_id(), "storageBucket": storage_bucket_name()}
+    if config.using_emulators():
+        return firebase_admin.initialize_app(_EmulatorCredential(), options)
+    return firebase_admin.initialize_app(options=options)
+
+
+@functools.cache
+def db():
+    from firebase_admin import firestore
+
+    return firestore.client(app())
+
+
+def auth():
+    from firebase_admin import auth as fb_auth
+
+    app()
+    return fb_auth
+
+
+def bucket():
+    from firebase_admin import storage
+
+    return storage.bucket(app=app())

@@ -1,0 +1,147 @@
+"""The Flask app every area is built on: request ids, access logs, envelopes, body parsing.
+
+Each area calls create_app() once with its envelope and registers its routes; main.py hands the
+Functions request to that app with dispatch().
+"""
+
+import json
+import time
+import uuid
+from typing import Any, TypeVar
+
+import flask
+import pydantic
+from werkzeug.exceptions import HTTPException
+
+from . import logging as log
+from .errors import BODY_TOO_LARGE, MALFORMED_JSON, ApiError, Envelope, plain_envelope
+
+DEFAULT_MAX_BODY_BYTES = 1 << 20  # 1 MiB: far above any JSON body of the spec.
+
+Model = TypeVar("Model", bound=pydantic.BaseModel)
+
+
+def request_id() -> str:
+    return flask.g.get("request_id") or "unknown"
+
+
+def create_app(area: str, envelope: Envelope = plain_envelope, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> flask.Flask:
+    app = flask.Flask(f"wellness_api.{area}")
+    app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
+    app.json.sort_keys = False
+    app.url_map.strict_slashes = False
+    app.extensions["envelope"] = envelope
+
+    @app.before_request
+    def _start():
+        # Always ours: a caller-supplied x-request-id is ignored (spec 4.8 rule 3).
+        flask.g.request_id = uuid.uuid4().hex
+        flask.g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(response: flask.Response):
+        response.headers["x-request-id"] = request_id()
+        response.headers.setdefault("Cache-Control", "no-store")
+        started = flask.g.get("started")
+        log.info(
+            "request",
+            requestId=request_id(),
+            area=area,
+            method=flask.request.method,
+            route=flask.request.url_rule.rule if flask.request.url_rule else flask.request.path,
+            status=response.status_code,
+            clientId=flask.g.get("client_id"),
+            latencyMs=round((time.perf_counter() - started) * 1000, 2) if started else None,
+        )
+        return response
+
+    @app.errorhandler(ApiError)
+    def _api_error(err: ApiError):
+        return error_response(err)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        status = exc.code or 500
+        message = {
+            404: "Not found.",
+            405: "Method not allowed.",
+            413: BODY_TOO_LARGE,
+        }.get(status, exc.description or exc.name)
+        return error_response(ApiError(status, message, code=_default_code(status)))
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        log.error(
+            f"unhandled {type(exc).__name__}: {exc}",
+            requestId=request_id(),
+            area=area,
+            route=flask.request.path,
+        )
+        return error_response(ApiError(500, "Internal server error", code="internal_error"))
+
+    return app
+
+
+def _default_code(status: int) -> str | None:
+    return {400: "invalid_request", 404: None, 405: None, 413: "invalid_request"}.get(status)
+
+
+def error_response(err: ApiError) -> flask.Response:
+    envelope: Envelope = flask.current_app.extensions["envelope"]
+    response = flask.jsonify(envelope(err, request_id()))
+    response.status_code = err.status
+    for name, value in err.headers.items():
+        response.headers[name] = value
+    return response
+
+
+def dispatch(app: flask.Flask, req: flask.Request) -> flask.Response:
+    """Serve a Cloud Functions request with an area's Flask app."""
+    with app.request_context(req.environ):
+        return app.full_dispatch_request()
+
+
+class BodyError(ApiError):
+    """A body that is not valid JSON, not an object, or fails its model; `field` names the culprit."""
+
+    def __init__(self, message: str, field: str | None = None, kind: str | None = None):
+        super().__init__(400, message, code="invalid_request")
+        self.field = field
+        self.kind = kind
+
+
+def json_object(allow_empty: bool = False) -> dict[str, Any]:
+    """The request body as a JSON object; an empty body is {} where every field is optional."""
+    raw = flask.request.get_data(cache=True)
+    if not raw.strip():
+        if allow_empty:
+            return {}
+        raise BodyError(MALFORMED_JSON)
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise BodyError(MALFORMED_JSON) from None
+    if not isinstance(data, dict):
+        raise BodyError(MALFORMED_JSON)
+    return data
+
+
+def parse_body(model: type[Model], allow_empty: bool = False) -> Model:
+    """Validate the JSON body strictly (JSON types, no coercion) against a pydantic model."""
+    return validate(model, json_object(allow_empty))
+
+
+def validate(model: type[Model], data: dict[str, Any]) -> Model:
+    try:
+        return model.model_validate(data, strict=True)
+    except pydantic.ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        kind = first["type"]
+        if kind == "extra_forbidden":
+            message = f"Unknown field: {field}."
+        elif kind == "missing":
+            message = f"Missing required field: {field}."
+        else:
+            message = f"Invalid field {field}: {first['msg']}." if field else f"{first['msg']}."
+        raise BodyError(message, field=field, kind=kind) from None

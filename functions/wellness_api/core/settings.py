@@ -1,0 +1,133 @@
+"""Tenant settings (`platformctl client configure --set KEY=VALUE`): every key, its type and default.
+
+Settings are stored nested under the client document's `settings` map (`auth.externalUser` ->
+settings.auth.externalUser). This table is the single source of truth for parsing, defaults and the
+README's settings table.
+"""
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+
+class SettingError(ValueError):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    key: str
+    kind: str  # "enum", "bool", "int", "origins"
+    default: Any
+    description: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+
+    def parse(self, text: str) -> Any:
+        return _PARSERS[self.kind](self, text.strip())
+
+
+def _parse_enum(setting: Setting, text: str) -> str:
+    if text not in setting.choices:
+        raise SettingError(f"{setting.key} must be one of: {', '.join(setting.choices)}")
+    return text
+
+
+def _parse_bool(setting: Setting, text: str) -> bool:
+    if text not in ("true", "false"):
+        raise SettingError(f"{setting.key} must be true or false")
+    return text == "true"
+
+
+def _parse_int(setting: Setting, text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise SettingError(f"{setting.key} must be an integer") from None
+    if setting.minimum is not None and value < setting.minimum:
+        raise SettingError(f"{setting.key} must be at least {setting.minimum}")
+    return value
+
+
+def normalize_origin(text: str) -> str:
+    """`https://host[:port]` in lower case; anything with a path, query or credentials is refused."""
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise SettingError(f"not an origin: {text!r}")
+    if parts.username or parts.password or parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise SettingError(f"not an origin: {text!r}")
+    port = f":{parts.port}" if parts.port and parts.port != {"https": 443, "http": 80}[parts.scheme] else ""
+    return f"{parts.scheme}://{parts.hostname.lower()}{port}"
+
+
+def _parse_origins(setting: Setting, text: str) -> list[str]:
+    origins = [normalize_origin(part) for part in text.split(",") if part.strip()]
+    return sorted(set(origins))
+
+
+_PARSERS: dict[str, Callable[[Setting, str], Any]] = {
+    "enum": _parse_enum,
+    "bool": _parse_bool,
+    "int": _parse_int,
+    "origins": _parse_origins,
+}
+
+_MODULES = ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")
+
+SETTINGS: dict[str, Setting] = {
+    s.key: s
+    for s in [
+        Setting("auth.externalUser", "enum", "off",
+                "External-user grant of POST /api/auth/custom-token: off, existingOnly or jit (just-in-time provisioning).",
+                choices=("off", "existingOnly", "jit")),
+        Setting("auth.guestSignIn", "bool", False, "Whether POST /api/auth/guest-custom-token issues guest tokens."),
+        *[
+            Setting(f"modules.{name}", "bool", False, f"Whether the {name} module is enabled for the client.")
+            for name in _MODULES
+        ],
+        Setting("vitalScan.points", "int", 0, "Vital Scan points granted per cycle.", minimum=0),
+        Setting("vitalScan.requestsPerMinute", "int", 60,
+                "Vital Scan requests per minute for the workspace, shared by all session operations.", minimum=1),
+        Setting("vitalScan.allowedReturnOrigins", "origins", [],
+                "Comma-separated origins a Vital Scan returnUrl may point to."),
+        Setting("vitalScan.access", "enum", "active", "Vital Scan access state of the workspace.",
+                choices=("active", "productNotAvailable", "notEntitled", "entitlementInactive",
+                         "entitlementExpired", "freeMembershipRequired")),
+    ]
+}
+
+
+def parse_assignment(assignment: str) -> tuple[str, Any]:
+    """`KEY=VALUE` -> (key, typed value)."""
+    key, sep, text = assignment.partition("=")
+    key = key.strip()
+    if not sep:
+        raise SettingError(f"expected KEY=VALUE, got {assignment!r}")
+    setting = SETTINGS.get(key)
+    if setting is None:
+        raise SettingError(f"unknown setting {key!r}; known: {', '.join(SETTINGS)}")
+    return key, setting.parse(text)
+
+
+def get(stored: dict[str, Any] | None, key: str) -> Any:
+    """A setting's value from a client's nested `settings` map, or its default."""
+    node: Any = stored or {}
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return SETTINGS[key].default
+        node = node[part]
+    return node
+
+
+def put(stored: dict[str, Any], key: str, value: Any) -> None:
+    node = stored
+    *parents, leaf = key.split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+
+
+def flatten(stored: dict[str, Any] | None) -> dict[str, Any]:
+    """Every known setting with its effective value, keyed by its dotted name."""
+    return {key: get(stored, key) for key in SETTINGS}

@@ -1,0 +1,37 @@
+"""Firestore transactions with jittered retries under contention, and a clean 503 when exhausted.
+
+google-cloud-firestore retries an aborted commit immediately; under real contention (several
+writers on one document) that burns all attempts at once. Here each round backs off with jitter,
+and when the rounds run out the caller gets a retryable ApiError instead of a 500. Nothing is
+written by a transaction that did not commit, so a 503 never leaves partial state.
+"""
+
+import random
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+
+from . import firebase
+from .errors import ApiError
+
+T = TypeVar("T")
+
+CONTENTION_MESSAGE = "The resource is being changed by another request; retry shortly."
+ROUNDS = 6
+ATTEMPTS_PER_ROUND = 3
+
+
+def run(body: Callable[[firestore.Transaction], T], *, contention_error: ApiError | None = None) -> T:
+    """Run `body(transaction)` transactionally; ApiErrors raised by `body` pass through unchanged."""
+    transactional = firestore.transactional(body)
+    for round_ in range(ROUNDS):
+        try:
+            return transactional(firebase.db().transaction(max_attempts=ATTEMPTS_PER_ROUND))
+        except (ValueError, gexc.Aborted) as exc:
+            if isinstance(exc, ValueError) and "Failed to commit transaction" not in str(exc):
+                raise
+            time.sleep(random.uniform(0.05, 0.2) * (2**round_))  # noqa: S311 - jitter, not security
+    raise contention_error or ApiError(503, CONTENTION_MESSAGE, code="contention")

@@ -1,0 +1,1 @@
+"""Operator tooling: the `bin/platformctl` CLI, tenant provisioning and the demo world."""

@@ -1,0 +1,74 @@
+"""`bin/platformctl`: the operator CLI (CONTRACT section 3).
+
+Every command prints exactly one JSON document on stdout; a failure exits 1 with one line on
+stderr. By default it talks to the local emulators; `--project ID` talks to a real project with
+Application Default Credentials.
+"""
+
+import argparse
+import importlib
+import json
+import os
+import sys
+
+# Each module adds its commands with register(subparsers); each command's handler returns the
+# document to print. Areas add their own module here.
+COMMAND_MODULES = [
+    "wellness_api.ops.commands.tenants",
+    "wellness_api.ops.commands.world",
+]
+
+EMULATOR_DEFAULTS = {
+    "FIRESTORE_EMULATOR_HOST": "127.0.0.1:8080",
+    "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:9099",
+    "FIREBASE_STORAGE_EMULATOR_HOST": "127.0.0.1:9199",
+    "STORAGE_EMULATOR_HOST": "http://127.0.0.1:9199",
+    "CLOUD_TASKS_EMULATOR_HOST": "127.0.0.1:9499",
+}
+
+
+class CliError(Exception):
+    """A failure to report as one line on stderr."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line on stderr, exit 2, as argparse does, without the usage block
+        sys.stderr.write(f"platformctl: {message}\n")
+        sys.exit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="platformctl", description="Operate the wellness platform.")
+    parser.add_argument("--project", help="a real Firebase project id (default: the local emulators)")
+    groups = parser.add_subparsers(dest="group", required=True, parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(groups)
+    return parser
+
+
+def _point_at(project: str | None) -> None:
+    if project:
+        os.environ["GCLOUD_PROJECT"] = project
+        for name in EMULATOR_DEFAULTS:
+            os.environ.pop(name, None)
+    else:
+        os.environ.setdefault("GCLOUD_PROJECT", "demo-wellness")
+        for name, value in EMULATOR_DEFAULTS.items():
+            os.environ.setdefault(name, value)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _point_at(args.project)
+    try:
+        document = args.handler(args)
+    except CliError as exc:
+        sys.stderr.write(f"platformctl: {exc}\n")
+        return 1
+    except Exception as exc:  # noqa: BLE001 - any failure is one line on stderr, never a traceback
+        from ..core import logging as log
+
+        sys.stderr.write(f"platformctl: {log.scrub(f'{type(exc).__name__}: {exc}').splitlines()[0]}\n")
+        return 1
+    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    return 0

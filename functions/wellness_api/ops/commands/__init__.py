@@ -1,0 +1,1 @@
+"""platformctl command groups, one module each."""

@@ -1,0 +1,113 @@
+"""The demo world of `platformctl seed` (CONTRACT section 3): idempotent, emulator/demo projects only.
+
+Area seeders: each module in AREA_SEEDERS has `seed(client: Client) -> None`, adds its demo data to
+the demo client idempotently, and is called after tenants, users and keys exist.
+"""
+
+import base64
+import hashlib
+import importlib
+import os
+import urllib.request
+
+from ..api_keys import service as api_keys
+from ..core import config, firebase, server_keys, tenancy, users
+from ..core.tenancy import Client
+from . import provisioning
+
+AREA_SEEDERS: list[str] = []
+
+OPERATOR = {
+    "clientId": "operator", "name": "Wellness Platform Operator", "hostnames": ["operator.localhost"],
+    "admin": {"email": "admin@operator.example", "password": "operator-admin-pass", "displayName": "Platform Admin"},
+}
+DEMO_CLIENTS = [
+    {
+        "clientId": "demo-fitness", "name": "Demo Fitness", "hostnames": ["demo-fitness.localhost"],
+        "settings": [
+            "auth.externalUser=jit", "auth.guestSignIn=true",
+            *[f"modules.{m}=true" for m in ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")],
+            "vitalScan.points=500", "vitalScan.requestsPerMinute=120",
+            "vitalScan.allowedReturnOrigins=https://demo-fitness.example,https://localhost",
+        ],
+        "admin": {"email": "admin@demo-fitness.example", "password": "demo-admin-pass", "displayName": "Demo Admin"},
+        "player": {"email": "player@demo-fitness.example", "password": "demo-player-pass", "displayName": "Demo Player"},
+    },
+]
+
+
+class SeedError(Exception):
+    pass
+
+
+def demo_api_key(client_id: str) -> str:
+    """A stable key per demo client, so that `seed` prints the same credentials every time."""
+    digest = hashlib.sha256(f"{config.project_id()}:demo-key:{client_id}".encode()).digest()
+    return server_keys.KEY_PREFIX + base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+def reset_emulators() -> None:
+    project = config.project_id()
+    targets = [
+        f"http://{os.environ['FIRESTORE_EMULATOR_HOST']}/emulator/v1/projects/{project}/databases/(default)/documents",
+        f"http://{os.environ['FIREBASE_AUTH_EMULATOR_HOST']}/emulator/v1/projects/{project}/accounts",
+    ]
+    for url in targets:
+        urllib.request.urlopen(urllib.request.Request(url, method="DELETE"), timeout=30).close()  # noqa: S310
+    for blob in firebase.bucket().list_blobs():
+        blob.delete()
+
+
+def _ensure_client(spec: dict, operator: bool) -> Client:
+    client = tenancy.get_client(spec["clientId"])
+    if client is None:
+        client = provisioning.create_client(spec["clientId"], spec["name"], spec["hostnames"], operator)
+    if spec.get("settings"):
+        provisioning.configure_client(client.client_id, spec["settings"])
+        client = tenancy.get_client(client.client_id)
+    return client
+
+
+def _ensure_user(client: Client, spec: dict, role: str) -> dict:
+    fb_auth = firebase.auth()
+    try:
+        uid = fb_auth.get_user_by_email(spec["email"], app=firebase.app()).uid
+    except fb_auth.UserNotFoundError:
+        uid = users.create_user(client, spec["email"], spec["password"], role, spec.get("displayName"))
+    return {"email": spec["email"], "password": spec["password"], "uid": uid}
+
+
+def _ensure_key(client: Client) -> str:
+    raw = demo_api_key(client.client_id)
+    if not server_keys.index_ref(server_keys.hash_key(raw)).get().exists:
+        api_keys.create_key(client.client_id, "Demo server key", make_primary=True, created_by="platformctl seed", raw=raw)
+    return raw
+
+
+def seed(reset: bool = False) -> dict:
+    if not config.project_id().startswith("demo-") or not config.using_emulators():
+        raise SeedError("seed writes well-known demo credentials; it runs only against the emulators of a demo- project")
+    if reset:
+        reset_emulators()
+    operator = _ensure_client(OPERATOR, operator=True)
+    world = {
+        "baseUrl": config.base_url(),
+        "projectId": config.project_id(),
+        "authEmulator": f"http://{os.environ['FIREBASE_AUTH_EMULATOR_HOST']}",
+        "operator": {"clientId": operator.client_id, "admin": _ensure_user(operator, OPERATOR["admin"], tenancy.ROLE_ADMIN)},
+        "clients": [],
+    }
+    for spec in DEMO_CLIENTS:
+        client = _ensure_client(spec, operator=False)
+        world["clients"].append({
+            "clientId": client.client_id,
+            "hostname": client.hostnames[0],
+            "apiKey": _ensure_key(client),
+            "admin": _ensure_user(client, spec["admin"], tenancy.ROLE_ADMIN),
+            "player": _ensure_user(client, spec["player"], tenancy.ROLE_PLAYER),
+        })
+        for name in AREA_SEEDERS:
+            importlib.import_module(name).seed(client)
+    return world
+
+

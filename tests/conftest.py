@@ -1,0 +1,132 @@
+"""Shared fixtures: the emulators (started by `make test`), tenants, users and their ID tokens.
+
+Every test makes its own tenant with a unique id, so tests never see each other's data and the
+emulators are reset only once per run.
+"""
+
+import os
+import secrets
+import urllib.request
+import uuid
+
+import pytest
+import requests
+
+PROJECT = os.environ.setdefault("GCLOUD_PROJECT", "demo-wellness")
+os.environ.setdefault("CLIENT_JWT_SECRET", secrets.token_hex(32))
+
+REQUIRED_ENV = ("FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST")
+if not all(os.environ.get(name) for name in REQUIRED_ENV):
+    raise pytest.UsageError(
+        "the tests need the Firebase emulators: run them with `make test` "
+        f"(missing {', '.join(n for n in REQUIRED_ENV if not os.environ.get(n))})"
+    )
+
+from wellness_api.core import clock, tenancy, users  # noqa: E402
+from wellness_api.ops import provisioning  # noqa: E402
+
+AUTH_HOST = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
+OPERATOR_CLIENT_ID = "operator"
+BASE_URL = os.environ.get("E2E_BASE_URL", "http://127.0.0.1:5000")
+
+
+def sign_in(email: str, password: str) -> str:
+    """An ID token from the Auth emulator, as an app would get one."""
+    response = requests.post(
+        f"http://{AUTH_HOST}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=any",
+        json={"email": email, "password": password, "returnSecureToken": True},
+        timeout=10,
+    )
+    response.raise_for_status()
+    return response.json()["idToken"]
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+class Member:
+    def __init__(self, client_id: str, role: str, email: str, password: str, uid: str):
+        self.client_id, self.role, self.email, self.password, self.uid = client_id, role, email, password, uid
+        self._token = None
+
+    @property
+    def token(self) -> str:
+        if self._token is None:
+            self._token = sign_in(self.email, self.password)
+        return self._token
+
+    @property
+    def headers(self) -> dict:
+        return bearer(self.token)
+
+
+class Tenant:
+    """A client with an admin and a player, created through the same code platformctl uses."""
+
+    def __init__(self, client_id: str, operator: bool = False, hostnames: list[str] | None = None):
+        self.client_id = client_id
+        # The operator tenant may already exist (the seed makes it); tests then add members to it.
+        self.client = tenancy.get_client(client_id) or provisioning.create_client(
+            client_id, f"Test {client_id}", hostnames or [], operator)
+        self.admin = self.add_member(tenancy.ROLE_ADMIN)
+        self.player = self.add_member(tenancy.ROLE_PLAYER)
+
+    def add_member(self, role: str) -> Member:
+        email = f"{role}-{uuid.uuid4().hex[:10]}@{self.client_id}.test"
+        password = secrets.token_urlsafe(12)
+        uid = users.create_user(self.client, email, password, role, display_name=f"{role} of {self.client_id}")
+        return Member(self.client_id, role, email, password, uid)
+
+    def configure(self, *assignments: str) -> None:
+        provisioning.configure_client(self.client_id, list(assignments))
+        self.client = tenancy.get_client(self.client_id)
+
+
+def _reset_emulators() -> None:
+    for url in (
+        f"http://{os.environ['FIRESTORE_EMULATOR_HOST']}/emulator/v1/projects/{PROJECT}/databases/(default)/documents",
+        f"http://{AUTH_HOST}/emulator/v1/projects/{PROJECT}/accounts",
+    ):
+        urllib.request.urlopen(urllib.request.Request(url, method="DELETE"), timeout=30).close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def emulators():
+    _reset_emulators()
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _real_clock():
+    clock.reset()
+    yield
+    clock.reset()
+
+
+@pytest.fixture(scope="session")
+def operator_tenant(emulators) -> Tenant:
+    return Tenant(OPERATOR_CLIENT_ID, operator=True)
+
+
+@pytest.fixture
+def make_tenant(emulators):
+    def make(**kwargs) -> Tenant:
+        return Tenant(f"t-{uuid.uuid4().hex[:12]}", **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def tenant(make_tenant) -> Tenant:
+    return make_tenant()
+
+
+@pytest.fixture
+def other_tenant(make_tenant) -> Tenant:
+    return make_tenant()
+
+
+@pytest.fixture
+def platform_admin(operator_tenant) -> Member:
+    return operator_tenant.admin
