@@ -68,8 +68,9 @@ def firebase_json():
     config = json.loads((ROOT / "firebase.json").read_text())
     if PORT_OFFSET:
         for conf in config.get("emulators", {}).values():
-            if isinstance(conf, dict) and isinstance(conf.get("port"), int):
-                conf["port"] += PORT_OFFSET
+            for key in ("port", "websocketPort"):
+                if isinstance(conf, dict) and isinstance(conf.get(key), int):
+                    conf[key] += PORT_OFFSET
     return config
 
 
