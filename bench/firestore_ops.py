@@ -7,7 +7,7 @@ commits), so the counts are what Firestore would bill, whatever the platform cod
 import contextlib
 import dataclasses
 
-from google.cloud.firestore_v1 import batch, client, query, transaction
+from google.cloud.firestore_v1 import batch, client, document, query, transaction
 
 
 @dataclasses.dataclass
@@ -28,12 +28,19 @@ def _count_reads(iterable):
 
 def _install() -> None:
     original_get_all = client.Client.get_all
+    original_doc_get = document.DocumentReference.get
     original_stream = query.Query.stream
     original_batch_commit = batch.WriteBatch.commit
     original_txn_commit = transaction.Transaction._commit
 
     def get_all(self, *args, **kwargs):
         return _count_reads(original_get_all(self, *args, **kwargs))
+
+    def doc_get(self, *args, **kwargs):
+        snapshot = original_doc_get(self, *args, **kwargs)
+        if _current is not None:
+            _current.reads += 1  # Firestore bills a read for a missing document too
+        return snapshot
 
     def stream(self, *args, **kwargs):
         return _count_reads(original_stream(self, *args, **kwargs))
@@ -49,6 +56,7 @@ def _install() -> None:
         return original_txn_commit(self, *args, **kwargs)
 
     client.Client.get_all = get_all
+    document.DocumentReference.get = doc_get
     query.Query.stream = stream
     batch.WriteBatch.commit = batch_commit
     transaction.Transaction._commit = txn_commit
