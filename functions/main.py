@@ -28,6 +28,7 @@ def apikeys(req: https_fn.Request) -> https_fn.Response:
 @https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30, secrets=[config.CLIENT_JWT_SECRET])
 def identity(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.core.http import dispatch
-    from wellness_api.identity.routes import app
+    from wellness_api.identity.routes import app_for
 
-    return dispatch(app, req)
+    # Two apps, one per error envelope: /api/auth/custom-token ({code, error}) and the rest ({error}).
+    return dispatch(app_for(req.path), req)

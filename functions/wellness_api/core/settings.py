@@ -82,6 +82,16 @@ SETTINGS: dict[str, Setting] = {
                 "External-user grant of POST /api/auth/custom-token: off, existingOnly or jit (just-in-time provisioning).",
                 choices=("off", "existingOnly", "jit")),
         Setting("auth.guestSignIn", "bool", False, "Whether POST /api/auth/guest-custom-token issues guest tokens."),
+        Setting("auth.requestsPerMinute", "int", 600,
+                "Custom-token sign-ins per minute for the client (external_user grant after the key is checked, "
+                "password grant once a member's password is verified).", minimum=1),
+        Setting("auth.provisioningPerMinute", "int", 60,
+                "Users created just in time by the external_user grant per minute for the client.", minimum=1),
+        Setting("auth.passwordAttemptsPerMinute", "int", 30,
+                "Password-grant attempts per minute per caller (IP address) and client, counted before verification.",
+                minimum=1),
+        Setting("auth.guestAttemptsPerMinute", "int", 10,
+                "Guest sign-in attempts per minute per caller (IP address) and client.", minimum=1),
         *[
             Setting(f"modules.{name}", "bool", False, f"Whether the {name} module is enabled for the client.")
             for name in _MODULES

@@ -1,0 +1,224 @@
+"""POST /api/auth/custom-token (4.2, 7.1, part 5 rules 1-5, 9.3): a custom token for one grant.
+
+external_user: the server API key names the client; the external id is namespaced to it by deriving
+the uid from (clientId, externalUserId), so the same person always gets the same uid and another
+client never does. Just-in-time provisioning writes the client user record with a create()
+precondition and the Auth user with that fixed uid, treating "already exists" as success, so racing
+requests create one user; when the two cannot be confirmed the caller gets 503
+provisioning_incomplete, and a retry repairs whichever half is missing.
+
+password: the password is checked by Firebase Auth (Identity Toolkit). The call is always made, and
+every refusal of the credentials waits until FAILED_SIGN_IN_FLOOR_SECONDS after the request began,
+so a wrong password, an unknown email, an unknown client and an account that is not a member of
+the client look and take the same.
+
+Neither grant reactivates a disabled or inactive user, and neither takes roles or claims from the
+caller: claims come from the client user record.
+"""
+
+import dataclasses
+import hashlib
+import time
+
+import flask
+
+from ..core import clock, server_keys, tenancy, users
+from ..core import logging as log
+from ..core.errors import ApiError
+from ..core.tenancy import USER_ACTIVE, Client
+from . import members, ratelimit, toolkit
+from . import repository as repo
+from .models import PasswordGrant
+
+EXTERNAL_UID_PREFIX = "ext_"
+FAILED_SIGN_IN_FLOOR_SECONDS = 0.4
+
+EXTERNAL_OFF = "off"
+EXTERNAL_EXISTING_ONLY = "existingOnly"
+EXTERNAL_JIT = "jit"
+
+
+def _error(status: int, code: str, message: str, retry_after: int | None = None) -> ApiError:
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return ApiError(status, message, code=code, headers=headers)
+
+
+def invalid_credentials() -> ApiError:
+    return _error(401, "invalid_credentials", "Invalid credentials.")
+
+
+def external_sso_disabled() -> ApiError:
+    return _error(403, "external_sso_disabled", "External user sign-in is not enabled for this client.")
+
+
+def jit_provisioning_disabled() -> ApiError:
+    return _error(403, "jit_provisioning_disabled",
+                  "The user does not exist and this client signs in existing users only.")
+
+
+def user_disabled() -> ApiError:
+    return _error(403, "user_disabled", "The user is disabled or inactive.")
+
+
+def user_not_found() -> ApiError:
+    return _error(404, "user_not_found", "The user could not be resolved.")
+
+
+def rate_limited(retry_after: int) -> ApiError:
+    return _error(429, "rate_limit_exceeded", f"Rate limit exceeded; retry after {retry_after} seconds.", retry_after)
+
+
+def provisioning_incomplete() -> ApiError:
+    return _error(503, "provisioning_incomplete",
+                  "User provisioning did not reach a consistent state; retrying the request is safe.")
+
+
+def internal_error() -> ApiError:
+    return _error(500, "internal_error", "Internal server error")
+
+
+@dataclasses.dataclass(frozen=True)
+class Issued:
+    custom_token: str
+    user: dict
+
+
+def external_uid(client_id: str, external_user_id: str) -> str:
+    """The uid of an external user: stable, case-sensitive, and different in every client."""
+    # Length-prefixed, so no (client, id) pair can spell another one.
+    material = f"wellness-external-user:v1:{len(client_id)}:{client_id}:{external_user_id}"
+    digest = hashlib.sha256(material.encode("utf-8")).hexdigest()
+    return EXTERNAL_UID_PREFIX + digest[:40]
+
+
+def _limit(client: Client, scope: str, setting: str, key: str) -> None:
+    decision = ratelimit.hit(ratelimit.Limit(scope, int(client.setting(setting))), key)
+    if not decision.allowed:
+        raise rate_limited(decision.retry_after_seconds)
+
+
+def _issue(client: Client, record: dict, auth_user) -> Issued:
+    """Keep the persistent claims equal to the record's, and mint the custom token with them."""
+    claims = members.claims(client, record)
+    if (auth_user.custom_claims or {}) != claims:
+        repo.set_claims(auth_user.uid, claims)
+    return Issued(repo.custom_token(auth_user.uid, claims), users.profile(auth_user))
+
+
+# ------------------------------------------------------------------------------------ external_user
+
+
+def external_user(raw_key: str | None, external_user_id: str) -> Issued:
+    match = server_keys.authenticate(raw_key)
+    if match is None:
+        raise invalid_credentials()
+    client = tenancy.get_client(match.client_id)
+    if client is None:
+        raise invalid_credentials()
+    flask.g.client_id = client.client_id
+    mode = client.setting("auth.externalUser")
+    if mode not in (EXTERNAL_EXISTING_ONLY, EXTERNAL_JIT):
+        raise external_sso_disabled()
+    _limit(client, "requests", "auth.requestsPerMinute", client.client_id)
+    server_keys.touch(match)
+
+    uid = external_uid(client.client_id, external_user_id)
+    record = repo.get_member(client.client_id, uid)
+    auth_user = repo.get_auth_user(uid)
+    if record is not None and not members.usable(record):
+        raise user_disabled()
+    if auth_user is not None and auth_user.disabled:
+        raise user_disabled()
+    if record is None or auth_user is None:
+        if mode != EXTERNAL_JIT:
+            # Existing users only: both halves must already exist.
+            raise jit_provisioning_disabled() if record is None and auth_user is None else user_not_found()
+        if record is None and auth_user is None:
+            _limit(client, "provisioning", "auth.provisioningPerMinute", client.client_id)
+        record, auth_user = _provision(client, uid, external_user_id)
+    return _issue(client, record, auth_user)
+
+
+def _provision(client: Client, uid: str, external_user_id: str):
+    """Make both halves of a minimum active player exist; either may exist already (a race or a
+    retry after a failure), and neither is ever created twice."""
+    now = clock.now()
+    try:
+        record = repo.create_member_once(client.client_id, uid, {
+            "uid": uid,
+            "clientId": client.client_id,
+            "externalUserId": external_user_id,
+            "email": None,
+            "displayName": None,
+            "role": tenancy.ROLE_PLAYER,
+            "status": USER_ACTIVE,
+            "source": "external_user",
+            "createdAt": now,
+            "updatedAt": now,
+        })
+        if not members.usable(record):
+            raise user_disabled()
+        auth_user = repo.create_auth_user_once(uid)
+    except ApiError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure here leaves a state that a retry repairs
+        log.warning(f"external user provisioning incomplete: {type(exc).__name__}", clientId=client.client_id)
+        raise provisioning_incomplete() from None
+    if auth_user.disabled:
+        raise user_disabled()
+    return record, auth_user
+
+
+# ----------------------------------------------------------------------------------------- password
+
+
+def _refuse_after_floor(started: float, error: ApiError) -> ApiError:
+    remaining = FAILED_SIGN_IN_FLOOR_SECONDS - (time.monotonic() - started)
+    if remaining > 0:
+        time.sleep(remaining)
+    return error
+
+
+def password(grant: PasswordGrant, caller: str) -> Issued:
+    started = time.monotonic()
+    client = tenancy.get_client(grant.clientId)
+    if client is not None:
+        flask.g.client_id = client.client_id
+        _limit(client, "password", "auth.passwordAttemptsPerMinute", ratelimit.caller_key(client.client_id, caller))
+    try:
+        verification = toolkit.verify_password(grant.email, grant.password)
+    except toolkit.ToolkitUnavailable as exc:
+        log.error(f"password verification unavailable: {exc}", clientId=grant.clientId if client else None)
+        raise internal_error() from None
+    outcome = verification.outcome
+    if outcome is toolkit.Outcome.THROTTLED:
+        raise _refuse_after_floor(started, rate_limited(60))
+    if client is None:
+        raise _refuse_after_floor(started, invalid_credentials())
+    if outcome is toolkit.Outcome.DISABLED:
+        # Firebase reports a disabled account before it checks the password; say so only to a
+        # member of this client, so the answer reveals nothing about other clients' users.
+        raise _refuse_after_floor(started, _disabled_member_or_invalid(client, grant.email))
+    if outcome is not toolkit.Outcome.VERIFIED:
+        # Wrong password, unknown email, or a second factor this grant cannot complete.
+        raise _refuse_after_floor(started, invalid_credentials())
+
+    uid = verification.uid
+    auth_user = repo.get_auth_user(uid)
+    record = members.resolve(client, uid, lambda: auth_user) if auth_user is not None else None
+    if record is None:
+        # Right password, but not a member of this client: answered like a wrong password, so the
+        # endpoint cannot serve as an oracle for credentials of accounts elsewhere.
+        raise _refuse_after_floor(started, invalid_credentials())
+    _limit(client, "requests", "auth.requestsPerMinute", client.client_id)
+    if not members.usable(record) or auth_user.disabled:
+        raise user_disabled()
+    return _issue(client, record, auth_user)
+
+
+def _disabled_member_or_invalid(client: Client, email: str) -> ApiError:
+    normalized = members.normalize_email(email)
+    user = repo.get_auth_user_by_email(normalized) if normalized else None
+    if user is None or repo.get_member(client.client_id, user.uid) is None:
+        return invalid_credentials()
+    return user_disabled()

@@ -1,0 +1,87 @@
+"""Fixed-window rate limits on Firestore counters that never become one hot document.
+
+A limit counts hits of a key (a client id, or a hash of a caller and a client) in fixed windows of
+`window_seconds`. Every window has its own counter documents,
+
+    rateLimits/{scope}:{key}:{windowStart}:{shard}
+
+so a counter lives for one window only, and a limit above SHARD_CAPACITY_PER_MINUTE spreads its
+hits over several shards (a hit picks one at random) so that no document takes more than about two
+writes a second. A hit is ONE write: a server-side increment whose commit returns the new count
+(WriteResult.transform_results), so there is no read, no transaction and nothing to abort under
+contention. A hit is allowed while its shard's count is within the shard's share of the limit
+(ceil(limit / shards)); with one shard that is exact, with several a skewed spread can refuse a
+little before the whole limit is reached, never after it.
+
+Refused hits count too, so a caller that keeps hammering stays refused until the window ends.
+Counter documents carry expiresAt (window end + one hour) for a Firestore TTL policy.
+"""
+
+import dataclasses
+import datetime as dt
+import hashlib
+import math
+import random
+
+from google.cloud import firestore
+
+from ..core import clock, firebase
+
+COLLECTION = "rateLimits"
+# Hits per minute one counter document takes comfortably (Firestore's guidance is ~1 sustained
+# write/s per document; increments without transactions tolerate short bursts well above that).
+SHARD_CAPACITY_PER_MINUTE = 120
+EXPIRY_GRACE = dt.timedelta(hours=1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Limit:
+    scope: str  # names the limit in document ids: "requests", "provisioning", "password", "guest"
+    limit: int  # hits allowed per window
+    window_seconds: int = 60
+
+    @property
+    def shards(self) -> int:
+        per_minute = self.limit * 60 / self.window_seconds
+        return max(1, math.ceil(per_minute / SHARD_CAPACITY_PER_MINUTE))
+
+    @property
+    def share(self) -> int:
+        return math.ceil(self.limit / self.shards)
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    count: int  # hits of the chosen shard in this window, this one included
+    retry_after_seconds: int  # whole seconds until the window ends (at least 1)
+
+
+def caller_key(client_id: str, caller: str) -> str:
+    """A document-id-safe key for one caller of one client; the caller's address is not stored."""
+    return hashlib.sha256(f"{client_id}\x00{caller}".encode()).hexdigest()[:32]
+
+
+def window_of(limit: Limit, now: dt.datetime) -> tuple[int, int]:
+    start = int(now.timestamp()) // limit.window_seconds * limit.window_seconds
+    return start, start + limit.window_seconds
+
+
+def hit(limit: Limit, key: str) -> Decision:
+    """Count one hit of `key` under `limit` and say whether it is allowed."""
+    now = clock.now()
+    start, end = window_of(limit, now)
+    shard = random.randrange(limit.shards) if limit.shards > 1 else 0  # noqa: S311 - load spreading, not security
+    ref = firebase.db().collection(COLLECTION).document(f"{limit.scope}:{key}:{start}:{shard}")
+    result = ref.set(
+        {
+            "count": firestore.Increment(1),
+            "scope": limit.scope,
+            "windowStart": dt.datetime.fromtimestamp(start, dt.UTC),
+            "expiresAt": dt.datetime.fromtimestamp(end, dt.UTC) + EXPIRY_GRACE,
+        },
+        merge=True,
+    )
+    count = int(result.transform_results[0].integer_value)
+    retry_after = max(1, math.ceil(end - now.timestamp()))
+    return Decision(allowed=count <= limit.share, count=count, retry_after_seconds=retry_after)

@@ -1,0 +1,96 @@
+"""POST /api/auth/guest-custom-token (4.2, 7.2, 8): a temporary guest identity for the host's client."""
+
+import datetime as dt
+import uuid
+
+import pytest
+
+from tests.identity.conftest import claims_of, fresh_window, redeem
+from wellness_api.core import clock, tenancy
+
+PATH = "/api/auth/guest-custom-token"
+
+
+@pytest.fixture
+def guest_tenant(make_tenant):
+    host = f"trial-{uuid.uuid4().hex[:8]}.example.test"
+    tenant = make_tenant(hostnames=[host])
+    tenant.configure("auth.guestSignIn=true")
+    tenant.host = host
+    return tenant
+
+
+def caller(host: str, address: str = "203.0.113.10") -> dict:
+    return {"X-Forwarded-Host": host, "X-Forwarded-For": address}
+
+
+def test_guest_token_signs_in_a_new_guest_of_the_hosts_client(idp, guest_tenant):
+    first = idp.post(PATH, headers=caller(guest_tenant.host))
+    second = idp.post(PATH, headers=caller(guest_tenant.host))
+    assert first.status_code == 200 and set(first.json) == {"customToken"}
+    one, two = claims_of(redeem(first.json["customToken"])), claims_of(redeem(second.json["customToken"]))
+    assert one["uid"] != two["uid"] and one["uid"].startswith("guest_")
+    assert one["clientId"] == guest_tenant.client_id and one["role"] == "guest"
+    assert "platformAdmin" not in one
+    # Nothing is stored for a guest: it is not a client user.
+    assert not tenancy.user_ref(guest_tenant.client_id, one["uid"]).get().exists
+
+
+def test_guest_sign_in_off_is_403(idp, make_tenant):
+    host = f"closed-{uuid.uuid4().hex[:8]}.example.test"
+    make_tenant(hostnames=[host])  # auth.guestSignIn defaults to false
+    response = idp.post(PATH, headers=caller(host))
+    assert response.status_code == 403
+    assert response.json == {"error": "Public guest sign-in is not allowed for this client"}
+
+
+def test_unregistered_host_is_500_client_id_not_found(idp, guest_tenant):
+    response = idp.post(PATH, headers=caller("nobody.example.test"))
+    assert response.status_code == 500
+    assert response.json == {"error": "Client ID not found"}
+
+
+def test_host_header_without_forwarding(idp, guest_tenant):
+    response = idp.post(PATH, headers={"Host": guest_tenant.host})
+    assert response.status_code == 200
+
+
+def test_attempts_are_limited_per_caller_with_retry_after_seconds(idp, guest_tenant):
+    guest_tenant.configure("auth.guestAttemptsPerMinute=2")
+    fresh_window()
+    for _ in range(2):
+        assert idp.post(PATH, headers=caller(guest_tenant.host)).status_code == 200
+    limited = idp.post(PATH, headers=caller(guest_tenant.host))
+    assert limited.status_code == 429
+    assert set(limited.json) == {"error", "retryAfterSeconds"}
+    assert isinstance(limited.json["retryAfterSeconds"], int) and 1 <= limited.json["retryAfterSeconds"] <= 60
+    assert limited.headers["Retry-After"] == str(limited.json["retryAfterSeconds"])
+    # Another caller is not limited by this one; a spoofed left-hand X-Forwarded-For entry does not help.
+    assert idp.post(PATH, headers=caller(guest_tenant.host, "203.0.113.11")).status_code == 200
+    spoofed = {**caller(guest_tenant.host), "X-Forwarded-For": "10.9.9.9, 203.0.113.10"}
+    assert idp.post(PATH, headers=spoofed).status_code == 429
+    clock.advance(dt.timedelta(seconds=limited.json["retryAfterSeconds"]))
+    assert idp.post(PATH, headers=caller(guest_tenant.host)).status_code == 200
+
+
+def test_limits_are_per_client(idp, guest_tenant, make_tenant):
+    guest_tenant.configure("auth.guestAttemptsPerMinute=1")
+    other_host = f"trial-{uuid.uuid4().hex[:8]}.example.test"
+    other = make_tenant(hostnames=[other_host])
+    other.configure("auth.guestSignIn=true")
+    fresh_window()
+    assert idp.post(PATH, headers=caller(guest_tenant.host)).status_code == 200
+    assert idp.post(PATH, headers=caller(guest_tenant.host)).status_code == 429
+    assert idp.post(PATH, headers=caller(other_host)).status_code == 200
+
+
+def test_get_is_405(idp, guest_tenant):
+    assert idp.get(PATH, headers=caller(guest_tenant.host)).status_code == 405
+
+
+def test_unexpected_failure_is_500_internal_server_error(idp, guest_tenant):
+    # A client document damaged outside platformctl (a setting of the wrong type).
+    tenancy.client_ref(guest_tenant.client_id).update({"settings.auth.guestAttemptsPerMinute": "many"})
+    response = idp.post(PATH, headers=caller(guest_tenant.host))
+    assert response.status_code == 500
+    assert response.json == {"error": "Internal Server Error"}
