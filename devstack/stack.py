@@ -321,6 +321,10 @@ class Run:
         env["E2E_BASE_URL"] = env["PUBLIC_BASE_URL"] = base_url()
         env["XDG_RUNTIME_DIR"] = str(RUN / "xdg")
         (RUN / "xdg").mkdir(mode=0o700, parents=True, exist_ok=True)
+        # The hub's locator file (hub-<project>.json) and the Storage emulator's blobs live in TMPDIR;
+        # a stack sharing it with another would lose them when the other one starts or stops.
+        env["TMPDIR"] = str(STATE / f"tmp{SUFFIX}")
+        Path(env["TMPDIR"]).mkdir(parents=True, exist_ok=True)
         env["DEVSTACK_RUN"] = self.id
         firebase = ROOT / "node_modules" / ".bin" / "firebase"
         cmd = [str(firebase), *config_args(), *args]
