@@ -92,6 +92,8 @@ def round_trips() -> None:
 def main() -> None:
     cold_start()
     round_trips()
+    from bench import lessons
+    lessons.main()
     from bench import identity
     identity.main()
     sys.stdout.flush()

@@ -32,3 +32,11 @@ def identity(req: https_fn.Request) -> https_fn.Response:
 
     # Two apps, one per error envelope: /api/auth/custom-token ({code, error}) and the rest ({error}).
     return dispatch(app_for(req.path), req)
+
+
+@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=60, secrets=[config.CLIENT_JWT_SECRET])
+def lessons(req: https_fn.Request) -> https_fn.Response:
+    from wellness_api.core.http import dispatch
+    from wellness_api.lessons.routes import app
+
+    return dispatch(app, req)

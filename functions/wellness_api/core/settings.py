@@ -18,7 +18,7 @@ class SettingError(ValueError):
 @dataclasses.dataclass(frozen=True)
 class Setting:
     key: str
-    kind: str  # "enum", "bool", "int", "origins"
+    kind: str  # "enum", "bool", "int", "origins", "list"
     default: Any
     description: str
     choices: tuple[str, ...] = ()
@@ -66,11 +66,23 @@ def _parse_origins(setting: Setting, text: str) -> list[str]:
     return sorted(set(origins))
 
 
+def _parse_list(setting: Setting, text: str) -> list[str]:
+    """Comma-separated names, trimmed, in the order given, without duplicates or empty items."""
+    items = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    for item in items:
+        if len(item) > 40 or not all(c.isalnum() or c in " _.-" for c in item):
+            raise SettingError(f"{setting.key}: {item!r} is not a name (letters, digits, spaces, '.', '_', '-'; at most 40)")
+    if len(items) > 20:
+        raise SettingError(f"{setting.key} holds at most 20 names")
+    return items
+
+
 _PARSERS: dict[str, Callable[[Setting, str], Any]] = {
     "enum": _parse_enum,
     "bool": _parse_bool,
     "int": _parse_int,
     "origins": _parse_origins,
+    "list": _parse_list,
 }
 
 _MODULES = ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")
@@ -104,6 +116,8 @@ SETTINGS: dict[str, Setting] = {
         Setting("vitalScan.access", "enum", "active", "Vital Scan access state of the workspace.",
                 choices=("active", "productNotAvailable", "notEntitled", "entitlementInactive",
                          "entitlementExpired", "freeMembershipRequired")),
+        Setting("lessons.membershipTiers", "list", [],
+                "Comma-separated membership tiers offered in the B2B lesson catalog (allTiers), in display order."),
     ]
 }
 

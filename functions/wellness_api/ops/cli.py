@@ -16,6 +16,7 @@ import sys
 COMMAND_MODULES = [
     "wellness_api.ops.commands.tenants",
     "wellness_api.ops.commands.world",
+    "wellness_api.ops.commands.lessons",
     "wellness_api.ops.commands.identity",
 ]
 

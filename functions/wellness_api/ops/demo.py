@@ -15,7 +15,9 @@ from ..core import config, firebase, server_keys, tenancy, users
 from ..core.tenancy import Client
 from . import provisioning
 
-AREA_SEEDERS: list[str] = []
+AREA_SEEDERS: list[str] = [
+    "wellness_api.lessons.demo",
+]
 
 OPERATOR = {
     "clientId": "operator", "name": "Wellness Platform Operator", "hostnames": ["operator.localhost"],

@@ -1,0 +1,140 @@
+"""GET /api/lessons and /api/lessons/[id] (4.1, 2.2, 7.3) as an app calls them, through the Flask test client."""
+
+import pytest
+
+from tests.conftest import bearer
+from tests.lessons.conftest import create_lesson
+from wellness_api.api_keys import service as api_keys
+from wellness_api.core import client_tokens
+
+
+def lessons_url(client_id: str | None) -> str:
+    return "/api/lessons" + (f"?clientId={client_id}" if client_id is not None else "")
+
+
+@pytest.fixture
+def world(http, tenant):
+    """Two live lessons (one related to the other and to a hidden one) and a hidden lesson."""
+    hidden = create_lesson(http, tenant, title={"en": "Draft"}, isLive=False)
+    first = create_lesson(http, tenant, title={"en": "Stretch", "zh_Hant": "伸展", "zh_Hans": "伸展"}, isLive=True,
+                          duration=12.5, MET=2.5, intensity="Low", algorithm="Video", membershipTiers=["Free"],
+                          description={"en": "Gentle"}, videoURLs=["https://v.example/1.m3u8"],
+                          sessions=[{"title": {"en": "Warm-up"}, "startSeconds": 0, "endSeconds": 90, "type": "warmup"},
+                                    {"startSeconds": 90, "endSeconds": 750, "type": "reps", "repPoseId": "squat",
+                                     "repCount": 12}])
+    second = create_lesson(http, tenant, title={"en": "Balance"}, isLive=True, duration=10,
+                           relatedLessonIds=[first, hidden])
+    return {"hidden": hidden, "first": first, "second": second}
+
+
+def test_player_sees_only_live_lessons_in_read_form(http, tenant, world):
+    response = http.get(lessons_url(tenant.client_id), headers=tenant.player.headers)
+    assert response.status_code == 200, response.json
+    data = response.json["data"]
+    assert [lesson["id"] for lesson in data] == [world["first"], world["second"]]
+    first, second = data
+    assert first["clientId"] == tenant.client_id
+    assert first["title"] == {"en": "Stretch", "zh_Hant": "伸展", "zh_Hans": "伸展"}
+    assert first["duration"] == 750  # 12.5 minutes written, seconds read
+    assert first["MET"] == 2.5 and first["intensity"] == "Low" and first["algorithm"] == "Video"
+    assert first["status"] == "ACTIVE" and first["membershipTiers"] == ["Free"]
+    assert first["sessions"] == [
+        {"index": 0, "category": "warmup", "title": {"en": "Warm-up"}, "start": 0, "end": 90},
+        {"index": 1, "category": "reps", "start": 90, "end": 750, "repPoseId": "squat", "targetRepCount": 12},
+    ]
+    assert set(first["createDatetime"]) == {"_seconds", "_nanoseconds"}
+    assert isinstance(first["modifyDatetime"]["_seconds"], int)
+    assert first["createdBy"] == tenant.admin.uid
+    assert first["relatedLessons"] == []
+    # Related lessons are resolved, and a hidden related lesson is not shown.
+    assert [r["id"] for r in second["relatedLessons"]] == [world["first"]]
+    assert second["relatedLessons"][0]["duration"] == 750
+    assert response.headers["x-request-id"]
+
+
+def test_detail_of_live_lesson_and_404_for_hidden_or_unknown(http, tenant, world):
+    response = http.get(f"/api/lessons/{world['second']}", headers=tenant.player.headers)
+    assert response.status_code == 200
+    lesson = response.json["lesson"]
+    assert lesson["id"] == world["second"] and lesson["duration"] == 600
+    assert [r["id"] for r in lesson["relatedLessons"]] == [world["first"]]
+    for lesson_id in (world["hidden"], "no-such-lesson", "bad..id"):
+        response = http.get(f"/api/lessons/{lesson_id}", headers=tenant.player.headers)
+        assert response.status_code == 404
+        assert response.json == {"error": "Lesson not found."}
+
+
+def test_client_id_is_required(http, tenant):
+    for url in (lessons_url(None), lessons_url("")):
+        response = http.get(url, headers=tenant.player.headers)
+        assert response.status_code == 400
+        assert response.json == {"error": "clientId is required."}
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer nope"}, {"Authorization": "Token abc"}])
+def test_missing_or_invalid_jwt_is_401(http, tenant, world, headers):
+    for url in (lessons_url(tenant.client_id), f"/api/lessons/{world['first']}"):
+        response = http.get(url, headers=headers)
+        assert response.status_code == 401
+        assert set(response.json) == {"error"}
+
+
+def test_client_token_reads_its_own_client(http, tenant, other_tenant, world):
+    key = api_keys.create_key(tenant.client_id, "app", False, created_by="test").api_key
+    token = bearer(client_tokens.sign(tenant.client_id, key["keyId"]))
+    response = http.get(lessons_url(tenant.client_id), headers=token)
+    assert response.status_code == 200 and len(response.json["data"]) == 2
+    assert http.get(f"/api/lessons/{world['first']}", headers=token).status_code == 200
+    response = http.get(lessons_url(other_tenant.client_id), headers=token)
+    assert response.status_code == 401
+    assert response.json == {"error": "This token is not valid for the requested client."}
+    api_keys.create_key(tenant.client_id, "second", False, created_by="test")
+    api_keys.revoke_key(tenant.client_id, key["keyId"])
+    assert http.get(lessons_url(tenant.client_id), headers=token).status_code == 401
+
+
+def test_another_clients_members_cannot_read(http, tenant, other_tenant, world):
+    for member in (other_tenant.player, other_tenant.admin):
+        response = http.get(lessons_url(tenant.client_id), headers=member.headers)
+        assert response.status_code == 401
+        assert response.json == {"error": "This token is not valid for the requested client."}
+        # The lesson does not exist in the caller's own client; naming the other client is refused.
+        assert http.get(f"/api/lessons/{world['first']}", headers=member.headers).status_code == 404
+        assert http.get(f"/api/lessons/{world['first']}?clientId={tenant.client_id}",
+                        headers=member.headers).status_code == 401
+
+
+def test_platform_admin_reads_any_client(http, tenant, world, platform_admin):
+    response = http.get(lessons_url(tenant.client_id), headers=platform_admin.headers)
+    assert response.status_code == 200 and len(response.json["data"]) == 2
+    response = http.get(f"/api/lessons/{world['first']}?clientId={tenant.client_id}", headers=platform_admin.headers)
+    assert response.status_code == 200
+    for client_id in ("no-such-client", "bad/id", "a..b"):
+        response = http.get(lessons_url(client_id), headers=platform_admin.headers)
+        assert response.status_code == 200 and response.json == {"data": []}
+        response = http.get(f"/api/lessons/{world['first']}?clientId={client_id}", headers=platform_admin.headers)
+        assert response.status_code == 404
+
+
+def test_admins_of_the_client_read_the_app_list(http, tenant, world):
+    for member in (tenant.admin, tenant.add_member("player")):
+        response = http.get(lessons_url(tenant.client_id), headers=member.headers)
+        assert response.status_code == 200 and len(response.json["data"]) == 2
+
+
+def test_empty_catalog_is_an_empty_list(http, tenant):
+    response = http.get(lessons_url(tenant.client_id), headers=tenant.player.headers)
+    assert response.status_code == 200 and response.json == {"data": []}
+
+
+def test_hiding_a_lesson_removes_it_from_the_app_list(http, tenant, world):
+    response = http.patch(f"/api/b2b/lessons/catalog/{world['first']}", json={"isLive": False},
+                          headers=tenant.admin.headers)
+    assert response.status_code == 200
+    data = http.get(lessons_url(tenant.client_id), headers=tenant.player.headers).json["data"]
+    assert [lesson["id"] for lesson in data] == [world["second"]]
+    assert data[0]["relatedLessons"] == []
+    assert http.get(f"/api/lessons/{world['first']}", headers=tenant.player.headers).status_code == 404
+    # Hidden, not deleted: the catalog still has it.
+    ids = [lesson["id"] for lesson in http.get("/api/b2b/lessons/catalog", headers=tenant.admin.headers).json["lessons"]]
+    assert world["first"] in ids
