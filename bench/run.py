@@ -96,6 +96,8 @@ def main() -> None:
     lessons.main()
     from bench import identity
     identity.main()
+    from bench import vital_scan
+    vital_scan.main()
     sys.stdout.flush()
 
 

@@ -5,7 +5,7 @@ Each function imports its area inside the call, so a cold start pays only for th
 (firebase.json).
 """
 
-from firebase_functions import https_fn, options
+from firebase_functions import https_fn, options, scheduler_fn
 
 from wellness_api.core import config
 
@@ -40,3 +40,19 @@ def lessons(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.lessons.routes import app
 
     return dispatch(app, req)
+
+
+@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+def vitalscan(req: https_fn.Request) -> https_fn.Response:
+    from wellness_api.core.http import dispatch
+    from wellness_api.vital_scan.routes import app
+
+    return dispatch(app, req)
+
+
+@scheduler_fn.on_schedule(schedule="every 15 minutes", timeout_sec=300, memory=options.MemoryOption.MB_256)
+def vitalscansweep(event: scheduler_fn.ScheduledEvent) -> None:
+    """Marks unfinished Vital Scan sessions past their two-hour window expired (GET sees it at once anyway)."""
+    from wellness_api.vital_scan import service
+
+    service.sweep_expired()

@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "wellness_api.ops.commands.world",
     "wellness_api.ops.commands.lessons",
     "wellness_api.ops.commands.identity",
+    "wellness_api.ops.commands.vital_scan",
 ]
 
 EMULATOR_DEFAULTS = {
