@@ -86,3 +86,34 @@ def test_body_errors(plain, data, status, message):
     response = plain.post("/echo", data=data, content_type="application/json")
     assert response.status_code == status
     assert response.json == {"error": message}
+
+
+def test_oversized_status_serves_areas_without_a_413():
+    app = http.create_app("probe400", errors.coded_envelope, max_body_bytes=16, oversized_status=400)
+
+    @app.post("/echo")
+    def echo():
+        return http.parse_body(Body).model_dump()
+
+    response = app.test_client().post("/echo", data=b'{"name": "' + b"x" * 64 + b'"}', content_type="application/json")
+    assert response.status_code == 400
+    assert response.json == {"code": "invalid_request", "error": "Request body is too large."}
+
+
+def test_coded_envelope_always_carries_a_code():
+    coded = make_app(errors.coded_envelope)
+    assert coded.get("/echo").json == {"code": "method_not_allowed", "error": "Method not allowed."}
+    assert coded.get("/nowhere").json == {"code": "not_found", "error": "Not found."}
+    assert coded.get("/fail").json == {"code": "internal_error", "error": "Internal server error"}
+
+
+def test_missing_field_wording_is_the_callers():
+    app = http.create_app("probe-missing")
+
+    @app.post("/echo")
+    def echo():
+        return http.parse_body(Body, missing=errors.FIELD_IS_REQUIRED).model_dump()
+
+    response = app.test_client().post("/echo", json={})
+    assert response.status_code == 400
+    assert response.json == {"error": "name is required."}

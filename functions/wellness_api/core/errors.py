@@ -37,9 +37,14 @@ def plain_envelope(err: ApiError, request_id: str) -> dict[str, Any]:
     return {"error": err.message, **err.extra}
 
 
+# Codes for the framework's own answers (unknown path, wrong method) in the coded envelope.
+_CODES_BY_STATUS = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed"}
+
+
 def coded_envelope(err: ApiError, request_id: str) -> dict[str, Any]:
-    """{code, error} (custom tokens, 7.1)."""
-    return {"code": err.code or "internal_error", "error": err.message, **err.extra}
+    """{code, error} (custom tokens, 7.1); a code is always present, derived from the status if unset."""
+    code = err.code or _CODES_BY_STATUS.get(err.status, "internal_error")
+    return {"code": code, "error": err.message, **err.extra}
 
 
 def nested_envelope(err: ApiError, request_id: str) -> dict[str, Any]:
@@ -51,5 +56,6 @@ def nested_envelope(err: ApiError, request_id: str) -> dict[str, Any]:
 
 
 # Messages used by more than one area, written once.
+FIELD_IS_REQUIRED = "{field} is required."
 MALFORMED_JSON = "Request body must be a JSON object."
 BODY_TOO_LARGE = "Request body is too large."

@@ -25,7 +25,13 @@ def request_id() -> str:
     return flask.g.get("request_id") or "unknown"
 
 
-def create_app(area: str, envelope: Envelope = plain_envelope, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> flask.Flask:
+def create_app(
+    area: str,
+    envelope: Envelope = plain_envelope,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    oversized_status: int = 413,
+) -> flask.Flask:
+    """An area's app; `oversized_status` 400 serves areas whose documented errors have no 413."""
     app = flask.Flask(f"wellness_api.{area}")
     app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
     app.json.sort_keys = False
@@ -62,10 +68,12 @@ def create_app(area: str, envelope: Envelope = plain_envelope, max_body_bytes: i
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         status = exc.code or 500
+        if status == 413:
+            status = oversized_status
+            return error_response(ApiError(status, BODY_TOO_LARGE, code="invalid_request"))
         message = {
             404: "Not found.",
             405: "Method not allowed.",
-            413: BODY_TOO_LARGE,
         }.get(status, exc.description or exc.name)
         return error_response(ApiError(status, message, code=_default_code(status)))
 
@@ -83,7 +91,7 @@ def create_app(area: str, envelope: Envelope = plain_envelope, max_body_bytes: i
 
 
 def _default_code(status: int) -> str | None:
-    return {400: "invalid_request", 404: None, 405: None, 413: "invalid_request"}.get(status)
+    return "invalid_request" if status == 400 else None
 
 
 def error_response(err: ApiError) -> flask.Response:
@@ -126,12 +134,18 @@ def json_object(allow_empty: bool = False) -> dict[str, Any]:
     return data
 
 
-def parse_body(model: type[Model], allow_empty: bool = False) -> Model:
-    """Validate the JSON body strictly (JSON types, no coercion) against a pydantic model."""
-    return validate(model, json_object(allow_empty))
+MISSING_FIELD = "Missing required field: {field}."
 
 
-def validate(model: type[Model], data: dict[str, Any]) -> Model:
+def parse_body(model: type[Model], allow_empty: bool = False, missing: str = MISSING_FIELD) -> Model:
+    """Validate the JSON body strictly (JSON types, no coercion) against a pydantic model.
+
+    `missing` words the error for an absent required field ({field} is replaced).
+    """
+    return validate(model, json_object(allow_empty), missing)
+
+
+def validate(model: type[Model], data: dict[str, Any], missing: str = MISSING_FIELD) -> Model:
     try:
         return model.model_validate(data, strict=True)
     except pydantic.ValidationError as exc:
@@ -141,7 +155,7 @@ def validate(model: type[Model], data: dict[str, Any]) -> Model:
         if kind == "extra_forbidden":
             message = f"Unknown field: {field}."
         elif kind == "missing":
-            message = f"Missing required field: {field}."
+            message = missing.format(field=field)
         else:
             message = f"Invalid field {field}: {first['msg']}." if field else f"{first['msg']}."
         raise BodyError(message, field=field, kind=kind) from None

@@ -8,11 +8,11 @@ serves the rest. main.py's `identity` function picks the app with app_for(path).
 """
 
 import flask
-from werkzeug.exceptions import MethodNotAllowed, RequestEntityTooLarge
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..core import auth, http
 from ..core import logging as log
-from ..core.errors import ApiError, coded_envelope
+from ..core.errors import FIELD_IS_REQUIRED, ApiError, coded_envelope
 from ..core.http import BodyError
 from . import client_token, custom_token, exchange, guest, models, origin, set_claims
 from .models import ExternalUserGrant
@@ -21,7 +21,8 @@ CUSTOM_TOKEN_PATH = "/api/auth/custom-token"
 SMALL_BODY_BYTES = 16 * 1024  # the largest identity body is an ID token of a few kilobytes
 
 app = http.create_app("identity")
-custom_token_app = http.create_app("identity", coded_envelope, max_body_bytes=SMALL_BODY_BYTES)
+# 7.1 has no 413: a body that large matches no grant, so it is 400 invalid_request.
+custom_token_app = http.create_app("identity", coded_envelope, max_body_bytes=SMALL_BODY_BYTES, oversized_status=400)
 
 
 def app_for(path: str) -> flask.Flask:
@@ -34,27 +35,11 @@ def app_for(path: str) -> flask.Flask:
 
 @app.post("/api/client/token")
 def issue_client_token():
-    try:
-        body = http.parse_body(client_token.ClientTokenBody)
-    except BodyError as err:
-        if err.kind == "missing":
-            err.message = f"{err.field} is required."
-        raise
+    body = http.parse_body(client_token.ClientTokenBody, missing=FIELD_IS_REQUIRED)
     return {"token": client_token.issue(body)}
 
 
 # --------------------------------------------------------------------------- custom token (4.2, 7.1)
-
-
-@custom_token_app.errorhandler(RequestEntityTooLarge)
-def _custom_token_too_large(_exc):
-    # 7.1 has no 413: a body this large matches no grant.
-    return http.error_response(ApiError(400, "Request body is too large.", code="invalid_request"))
-
-
-@custom_token_app.errorhandler(MethodNotAllowed)
-def _custom_token_wrong_method(_exc):
-    return http.error_response(ApiError(405, "Method not allowed.", code="method_not_allowed"))
 
 
 @custom_token_app.post(CUSTOM_TOKEN_PATH)

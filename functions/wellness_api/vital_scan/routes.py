@@ -5,10 +5,10 @@ import flask
 
 from ..core import auth, http
 from ..core import logging as log
-from ..core.errors import BODY_TOO_LARGE, ApiError, nested_envelope
+from ..core.errors import BODY_TOO_LARGE, FIELD_IS_REQUIRED, ApiError, nested_envelope
 from ..core.http import BodyError
 from . import access, failures, service
-from .models import INVALID_REQUEST, CreateSessionBody, FailBody, MeasurementBody
+from .models import CreateSessionBody, FailBody, MeasurementBody
 
 V1 = "/api/v1/vital-scan"
 HOSTED = "/api/hosted/vital-scan"
@@ -21,7 +21,8 @@ CREATION_FAILED = "vital_scan_creation_failed"
 CREATION_FAILED_MESSAGE = "The Vital Scan session could not be created."
 INTERNAL_ERROR_MESSAGE = "Internal server error."
 
-app = http.create_app("vital_scan", nested_envelope)
+# 7.6 has no 413: an oversized body is an invalid request.
+app = http.create_app("vital_scan", nested_envelope, oversized_status=400)
 
 
 def _creating() -> bool:
@@ -34,11 +35,6 @@ def _rate_headers(response: flask.Response) -> flask.Response:
     for name, value in access.rate_headers().items():
         response.headers[name] = value
     return response
-
-
-@app.errorhandler(413)
-def _too_large(exc):
-    return http.error_response(ApiError(400, BODY_TOO_LARGE, code=INVALID_REQUEST))
 
 
 @app.errorhandler(Exception)
@@ -63,12 +59,7 @@ def _parse(model, max_bytes: int | None = None):
         declared = flask.request.content_length
         if (declared is not None and declared > max_bytes) or len(flask.request.get_data(cache=True)) > max_bytes:
             raise BodyError(BODY_TOO_LARGE)
-    try:
-        return http.parse_body(model)
-    except BodyError as err:
-        if err.kind == "missing":
-            err.message = f"{err.field} is required."
-        raise
+    return http.parse_body(model, missing=FIELD_IS_REQUIRED)
 
 
 # ------------------------------------------------------------------------------------ partner API
