@@ -2,6 +2,7 @@
 #   make serve    install, start the emulators, seed the demo world, print the base URL; Ctrl-C stops all
 #   make test     install, run the test suite inside the emulators   (make test PYTEST_ARGS='-k lessons -x')
 #   make bench    install, run bench/run.py inside the emulators     (make bench BENCH_ARGS='...')
+#   make fuzz     install, fuzz every documented operation through Hosting (make fuzz FUZZ_SECONDS=1800)
 #   make lint     ruff over functions, tests, bin and bench
 #   make install  install what is missing (node_modules, functions/venv, java, emulator binaries)
 #   make clean    stop leftovers of a crashed run and remove .devstack/ (keeps node_modules and the venv)
@@ -10,9 +11,10 @@ SHELL := /bin/bash
 VENV_PY := functions/venv/bin/python
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
+FUZZ_SECONDS ?= 900
 export PYTEST_ARGS BENCH_ARGS
 
-.PHONY: serve test bench lint install clean
+.PHONY: serve test bench fuzz lint install clean
 
 serve:
 	@bash devstack/serve.sh
@@ -22,6 +24,9 @@ test:
 
 bench:
 	@bash devstack/exec.sh $(VENV_PY) bench/run.py $(BENCH_ARGS)
+
+fuzz:
+	@bash devstack/exec.sh $(VENV_PY) -m tests.fuzz.runner --max-time $(FUZZ_SECONDS)
 
 lint: install
 	functions/venv/bin/ruff check functions tests bin bench

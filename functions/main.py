@@ -13,8 +13,12 @@ options.set_global_options(region="us-central1", max_instances=20)
 
 
 @https_fn.on_request(memory=options.MemoryOption.MB_256, timeout_sec=10)
-def health(req: https_fn.Request) -> https_fn.Response:
-    return https_fn.Response('{"status": "ok"}', status=200, content_type="application/json")
+def platform(req: https_fn.Request) -> https_fn.Response:
+    """GET /api/health and GET /api/openapi.json (the document imports every area only when asked for)."""
+    from wellness_api.core.http import dispatch
+    from wellness_api.openapi.routes import app
+
+    return dispatch(app, req)
 
 
 @https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)

@@ -5,8 +5,10 @@ Functions request to that app with dispatch().
 """
 
 import json
+import re
 import time
 import uuid
+from itertools import accumulate
 from typing import Any, TypeVar
 
 import flask
@@ -14,9 +16,22 @@ import pydantic
 from werkzeug.exceptions import HTTPException
 
 from . import logging as log
-from .errors import BODY_TOO_LARGE, MALFORMED_JSON, ApiError, Envelope, plain_envelope
+from .errors import (
+    BODY_TOO_DEEP,
+    BODY_TOO_LARGE,
+    MALFORMED_JSON,
+    UNSUPPORTED_MEDIA_TYPE,
+    UNSUPPORTED_MEDIA_TYPE_CODE,
+    UNSUPPORTED_MEDIA_TYPE_STATUS,
+    ApiError,
+    Envelope,
+    plain_envelope,
+)
 
 DEFAULT_MAX_BODY_BYTES = 1 << 20  # 1 MiB: far above any JSON body of the spec.
+# No body of the spec nests deeper than about 5 levels; 32 leaves room and keeps every parser
+# (json, pydantic, Firestore) far from Python's recursion limit.
+MAX_JSON_DEPTH = 32
 
 Model = TypeVar("Model", bound=pydantic.BaseModel)
 
@@ -37,6 +52,7 @@ def create_app(
     app.json.sort_keys = False
     app.url_map.strict_slashes = False
     app.extensions["envelope"] = envelope
+    app.extensions["oversized_status"] = oversized_status
 
     @app.before_request
     def _start():
@@ -118,16 +134,68 @@ class BodyError(ApiError):
         self.kind = kind
 
 
+class UnsupportedMediaType(ApiError):
+    """A body sent to a JSON endpoint without a JSON Content-Type (415); not a BodyError, so handlers that
+    reword body errors (set-claims) let it through."""
+
+    def __init__(self):
+        super().__init__(UNSUPPORTED_MEDIA_TYPE_STATUS, UNSUPPORTED_MEDIA_TYPE, code=UNSUPPORTED_MEDIA_TYPE_CODE)
+
+
+def is_json_media_type(mimetype: str) -> bool:
+    """application/json or application/<anything>+json; parameters (charset) are already stripped."""
+    if mimetype == "application/json":
+        return True
+    kind, _, subtype = mimetype.partition("/")
+    return kind == "application" and subtype.endswith("+json") and len(subtype) > len("+json")
+
+
+# Inside a JSON string a backslash escapes the next character; outside one it is malformed JSON (where
+# the parser stops anyway). Removing escapes first leaves strings as "..." (an unterminated one runs to
+# the end), so both passes are linear and never backtrack.
+_ESCAPE = re.compile(r"\\.", re.DOTALL)
+_STRING = re.compile(r'"[^"]*"?')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_nesting_exceeds(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether JSON `text` nests arrays/objects deeper than `limit`, found without recursion.
+
+    Brackets inside strings are left out; the depth at any point is the running sum of the others.
+    For malformed text this is at least the depth a parser reaches before it stops."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", _ESCAPE.sub("", text)))
+    if len(brackets) <= limit:
+        return False
+    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets))) > limit
+
+
 def json_object(allow_empty: bool = False) -> dict[str, Any]:
-    """The request body as a JSON object; an empty body is {} where every field is optional."""
+    """The request body as a JSON object; an empty body is {} where every field is optional.
+
+    A non-empty body must be declared JSON (Content-Type application/json, parameters allowed, or
+    application/*+json): anything else is 415, whatever the bytes look like. The body must be a JSON
+    object nested at most MAX_JSON_DEPTH levels deep; anything the parser cannot take is a 400."""
     raw = flask.request.get_data(cache=True)
     if not raw.strip():
         if allow_empty:
             return {}
         raise BodyError(MALFORMED_JSON)
+    if not is_json_media_type(flask.request.mimetype):
+        raise UnsupportedMediaType()
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        text = raw.decode(json.detect_encoding(raw), "surrogatepass")
+    except (UnicodeDecodeError, LookupError):
+        raise BodyError(MALFORMED_JSON) from None
+    if json_nesting_exceeds(text):
+        raise BodyError(BODY_TOO_DEEP)
+    try:
+        data = json.loads(text)
+    except RecursionError:  # not reachable after the depth check; never a 500 if it were
+        raise BodyError(BODY_TOO_DEEP) from None
+    except ValueError:
         raise BodyError(MALFORMED_JSON) from None
     if not isinstance(data, dict):
         raise BodyError(MALFORMED_JSON)
@@ -143,6 +211,11 @@ def parse_body(model: type[Model], allow_empty: bool = False, missing: str = MIS
     `missing` words the error for an absent required field ({field} is replaced).
     """
     return validate(model, json_object(allow_empty), missing)
+
+
+def parse_query(model: type[Model], missing: str = MISSING_FIELD) -> Model:
+    """The query string (first value of each name) validated against a model; unknown names are ignored."""
+    return validate(model, flask.request.args.to_dict(flat=True), missing)
 
 
 def validate(model: type[Model], data: dict[str, Any], missing: str = MISSING_FIELD) -> Model:

@@ -11,7 +11,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core import http
+from ..core import http, text
 from ..core.http import BodyError
 
 GRANT_EXTERNAL_USER = "external_user"
@@ -34,9 +34,7 @@ class ExternalUserGrant(BaseModel):
         # spellings of one id (surrounding blanks) or break logs (control characters) are refused.
         if value != value.strip():
             raise ValueError("must not start or end with whitespace")
-        if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
-            raise ValueError("must not contain control characters")
-        return value
+        return text.single_line(value)
 
 
 class PasswordGrant(BaseModel):
@@ -72,7 +70,12 @@ def set_claims_error(data: dict[str, Any] | None) -> str | None:
 
     7.2 allows only 'Missing clientId' and 'Missing idToken', for unknown fields too: a missing or
     unusable field is named; a body whose two fields are fine but which has other fields gets
-    'Missing clientId' (the first message), as does a body that is not a JSON object."""
+    'Missing clientId' (the first message), as does a body that is not a JSON object.
+
+    A non-empty body (within the 16 KiB the route parses) that is not declared JSON never gets here:
+    core.http.json_object answers it 415 "Content-Type must be application/json." (UnsupportedMediaType
+    is not a BodyError). 7.2's two messages say which field is missing, which would be untrue for a body
+    in another media type, and every JSON endpoint of the platform refuses such a body the same way."""
     if data is None:
         return MISSING_CLIENT_ID
     client_id, id_token = data.get("clientId"), data.get("idToken")
@@ -83,3 +86,16 @@ def set_claims_error(data: dict[str, Any] | None) -> str | None:
     if set(data) - {"clientId", "idToken"}:
         return MISSING_CLIENT_ID
     return None
+
+
+class CustomTokenBody(pydantic.RootModel[ExternalUserGrant | PasswordGrant]):
+    """Exactly one grant (4.2); parse_grant tells them apart by grantType."""
+
+
+class SetClaimsBody(BaseModel):
+    """POST /api/auth/set-claims (4.2); set_claims_error gives 7.2's messages for any other body."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    clientId: str = Field(min_length=1, max_length=128)
+    idToken: str = Field(min_length=1, max_length=MAX_ID_TOKEN_LENGTH)

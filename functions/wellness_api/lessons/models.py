@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from pydantic_core import PydanticCustomError
 
 from ..core import clock, tenancy
+from ..core.text import MultiLine, SingleLine
 
 # Limits (README "Lessons: limits").
 MAX_LESSONS_PER_CLIENT = 300
@@ -32,6 +33,7 @@ MAX_VIDEO_URLS = 10
 MAX_SESSIONS = 100
 MAX_MINUTES = 24 * 60
 MAX_SECONDS = 24 * 3600
+MAX_SUBTITLE_BYTES = 512 * 1024
 
 LOCALES = ("en", "zh", "zh_Hant", "zh_Hans")
 SUBTITLE_LOCALES = ("en", "zh_Hant", "zh_Hans")
@@ -68,13 +70,17 @@ def _not_blank(value: str) -> str:
     return value
 
 
+# Text fields are SingleLine (no control, line-break or bidi override characters) except descriptions,
+# which are MultiLine (LF, CRLF and TAB allowed); see core/text.py.
 Number = Annotated[float, Field(allow_inf_nan=False)]
-Url = Annotated[str, Field(max_length=MAX_URL), AfterValidator(_url)]
-Label = Annotated[str, Field(min_length=1, max_length=MAX_LABEL)]
-Tier = Annotated[str, AfterValidator(_tier)]
-LessonId = Annotated[str, Field(max_length=64), AfterValidator(_lesson_id)]
-TitleText = Annotated[str, Field(min_length=1, max_length=MAX_TITLE), AfterValidator(_not_blank)]
-DescriptionText = Annotated[str, Field(max_length=MAX_DESCRIPTION)]
+Url = Annotated[SingleLine, Field(max_length=MAX_URL), AfterValidator(_url)]
+Label = Annotated[SingleLine, Field(min_length=1, max_length=MAX_LABEL)]
+Tier = Annotated[SingleLine, AfterValidator(_tier)]
+LessonId = Annotated[SingleLine, Field(max_length=64), AfterValidator(_lesson_id)]
+# An id a request names (liveLessonIds, lessonTierUpdates): unknown ones are refused later by lookup.
+NamedLessonId = Annotated[SingleLine, Field(min_length=1, max_length=128)]
+TitleText = Annotated[SingleLine, Field(min_length=1, max_length=MAX_TITLE), AfterValidator(_not_blank)]
+DescriptionText = Annotated[MultiLine, Field(max_length=MAX_DESCRIPTION)]
 
 
 class _Strict(BaseModel):
@@ -111,7 +117,7 @@ class Session(_Strict):
     startSeconds: Annotated[Number, Field(ge=0, le=MAX_SECONDS)] | None = None
     endSeconds: Annotated[Number, Field(ge=0, le=MAX_SECONDS)] | None = None
     type: Label | None = None
-    repPoseId: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    repPoseId: Annotated[SingleLine, Field(min_length=1, max_length=100)] | None = None
     repCount: Annotated[int, Field(ge=0, le=10_000)] | None = None
 
     @model_validator(mode="after")
@@ -166,13 +172,12 @@ class UpdateLessonBody(LessonFields):
 
 
 class TierUpdate(_Strict):
-    lessonId: Annotated[str, Field(min_length=1, max_length=128)]
+    lessonId: NamedLessonId
     membershipTiers: Annotated[list[Tier], Field(max_length=MAX_LIST)]
 
 
 class CatalogPatchBody(_Strict):
-    liveLessonIds: Annotated[list[Annotated[str, Field(min_length=1, max_length=128)]],
-                             Field(max_length=MAX_LESSONS_PER_CLIENT)] | None = None
+    liveLessonIds: Annotated[list[NamedLessonId], Field(max_length=MAX_LESSONS_PER_CLIENT)] | None = None
     lessonTierUpdates: Annotated[list[TierUpdate], Field(max_length=MAX_LESSONS_PER_CLIENT)] | None = None
     force: bool = False
 
@@ -419,3 +424,25 @@ def catalog_envelope(client_id: str, lessons: list[dict[str, Any]], configured_t
 
 def plan_conflict(plan: dict[str, Any]) -> dict[str, Any]:
     return {"id": plan["id"], "title": localizable(plan.get("title"))}
+
+
+# ------------------------------------------------------------------------------------ query and form
+
+
+class ListLessonsQuery(BaseModel):
+    """GET /api/lessons: the client whose live lessons to read."""
+
+    clientId: str = Field(description="The caller's own client; platform administrators may name any client.")
+
+
+class ClientQuery(BaseModel):
+    clientId: str | None = Field(default=None, description="Defaults to the caller's own client; only platform "
+                                                           "administrators may name another client.")
+
+
+class SubtitleForm(BaseModel):
+    """multipart/form-data fields of a subtitle upload (4.1 rule 5)."""
+
+    locale: str = Field(description="en, zh_Hant or zh_Hans.")
+    file: bytes = Field(description=f"A WebVTT (.vtt) file of at most {MAX_SUBTITLE_BYTES // 1024} KiB.")
+

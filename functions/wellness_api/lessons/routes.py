@@ -2,10 +2,19 @@
 
 import flask
 
-from ..core import auth, http, usage
-from ..core.errors import ApiError
+from ..core import auth, http, openapi, usage
+from ..core.errors import FIELD_IS_REQUIRED, ApiError
+from ..core.openapi import CLIENT_TOKEN, ID_TOKEN, error
 from . import service
-from .models import CatalogPatchBody, CreateLessonBody, UpdateLessonBody
+from .models import (
+    CatalogPatchBody,
+    ClientQuery,
+    CreateLessonBody,
+    ListLessonsQuery,
+    SubtitleForm,
+    UpdateLessonBody,
+)
+from .responses import Catalog, CatalogUpdated, LessonCreated, LessonList, LivePlanConflict, OneLesson, SubtitleUploaded
 
 AREA = "lessons"
 # JSON bodies stay small; the limit is set by the subtitle upload: a file of at most
@@ -13,6 +22,25 @@ AREA = "lessons"
 MAX_BODY_BYTES = 1 << 20
 
 app = http.create_app(AREA, max_body_bytes=MAX_BODY_BYTES)
+api = openapi.Api(app, "Lessons")
+
+READ_UNAUTHORIZED = error(401, "Missing, invalid or expired token, a disabled user, or a token of another client.")
+CATALOG_ERRORS = (
+    error(401, "Missing, invalid or expired ID token, or a disabled user."),
+    error(403, "Not an admin of the managed client (clientId is for platform administrators)."),
+    error(404, "The managed client does not exist."),
+    error(503, "Too many catalog changes at once for this client; retry."),
+)
+CONFLICT = error(409, "The change would turn off lessons held by live plans (4.1 rule 3).", model=LivePlanConflict)
+SAMPLE_LESSON = {
+    "title": {"en": "Morning mobility", "zh_Hant": "晨間活動"},
+    "description": {"en": "Ten gentle minutes to start the day."},
+    "duration": 10, "MET": 2.5, "algorithm": "Video", "intensity": "Low",
+    "categories": ["Mobility"], "areas": ["Full body"], "equipment": "Mat",
+    "videoURLs": ["https://videos.example.com/mobility.mp4"],
+    "sessions": [{"title": {"en": "Warm-up"}, "startSeconds": 0, "endSeconds": 120, "type": "warmup"}],
+    "isLive": False, "membershipTiers": ["premium"],
+}
 
 
 @app.after_request
@@ -32,9 +60,14 @@ def _metered(client_id: str, operation: str) -> None:
 # ------------------------------------------------------------------------------------ app reads
 
 
-@app.get("/api/lessons")
+@api.get("/api/lessons", operation_id="listLessons", summary="List the client's live lessons",
+         description="The app lesson list: every live lesson of the client (isLive true). A player's, admin's or "
+                     "guest's ID token, or a client token, of that client.",
+         security=[ID_TOKEN, CLIENT_TOKEN], sample_as="PLAYER_ID_TOKEN", query=ListLessonsQuery,
+         responses={200: LessonList},
+         errors=[error(400, "clientId is required."), READ_UNAUTHORIZED])
 def list_lessons():
-    requested = flask.request.args.get("clientId")
+    requested = http.parse_query(ListLessonsQuery, missing=FIELD_IS_REQUIRED).clientId
     if not requested:
         raise ApiError(400, service.CLIENT_ID_REQUIRED)
     principal = auth.require_jwt()
@@ -45,10 +78,14 @@ def list_lessons():
     return {"data": service.list_live(client_id)}
 
 
-@app.get("/api/lessons/<lesson_id>")
+@api.get("/api/lessons/<lesson_id>", operation_id="getLesson", summary="Get a live lesson",
+         description="One live lesson of the client, with its related lessons.",
+         security=[ID_TOKEN, CLIENT_TOKEN], sample_as="PLAYER_ID_TOKEN", query=ClientQuery,
+         responses={200: OneLesson},
+         errors=[READ_UNAUTHORIZED, error(404, "Lesson not found (or not live).")])
 def get_lesson(lesson_id: str):
     principal = auth.require_jwt()
-    requested = flask.request.args.get("clientId") or principal.client_id
+    requested = http.parse_query(ClientQuery).clientId or principal.client_id
     if not requested:
         raise ApiError(401, service.WRONG_CLIENT)
     client_id = service.reader_client_id(principal, requested)
@@ -63,18 +100,28 @@ def get_lesson(lesson_id: str):
 
 def _manage(operation: str):
     principal = auth.require_user()
-    client = service.managed_client(principal, flask.request.args.get("clientId"))
+    client = service.managed_client(principal, http.parse_query(ClientQuery).clientId)
     _metered(client.client_id, operation)
     return principal, client
 
 
-@app.get("/api/b2b/lessons/catalog")
+@api.get("/api/b2b/lessons/catalog", operation_id="getLessonCatalog", summary="Get the lesson catalog",
+         description="Every lesson of the managed client, live or not, with the live set and the membership tiers.",
+         security=[ID_TOKEN], query=ClientQuery, responses={200: Catalog}, errors=CATALOG_ERRORS)
 def get_catalog():
     _, client = _manage("catalogGet")
     return service.catalog(client)
 
 
-@app.patch("/api/b2b/lessons/catalog")
+@api.patch("/api/b2b/lessons/catalog", operation_id="updateLessonCatalog",
+           summary="Set the live lessons and membership tiers",
+           description="liveLessonIds is the complete list of lessons that must be live; lessonTierUpdates sets the "
+                       "tiers of the lessons it names. At least one of them is required. 409 when lessons held by "
+                       "live plans would turn off, unless force is true.",
+           security=[ID_TOKEN], query=ClientQuery, body=CatalogPatchBody,
+           example={"lessonTierUpdates": [{"lessonId": "$LESSON_ID", "membershipTiers": ["free", "premium"]}]},
+           responses={200: CatalogUpdated},
+           errors=[*CATALOG_ERRORS, error(400, "Invalid payload, or unknown lesson ids."), CONFLICT])
 def patch_catalog():
     principal, client = _manage("catalogPatch")
     body = http.parse_body(CatalogPatchBody)
@@ -82,7 +129,11 @@ def patch_catalog():
     return {"success": True, "catalog": service.catalog(client)}
 
 
-@app.post("/api/b2b/lessons/catalog")
+@api.post("/api/b2b/lessons/catalog", operation_id="createLesson", summary="Create a lesson",
+          description="title.en is required; every other lesson write field (2.5) is optional. Durations in minutes.",
+          security=[ID_TOKEN], query=ClientQuery, body=CreateLessonBody, example=SAMPLE_LESSON,
+          responses={201: LessonCreated},
+          errors=[*CATALOG_ERRORS, error(400, "Invalid payload, or the client's lesson limit is reached.")])
 def create_lesson():
     principal, client = _manage("lessonCreate")
     body = http.parse_body(CreateLessonBody)
@@ -92,7 +143,14 @@ def create_lesson():
     return response
 
 
-@app.patch("/api/b2b/lessons/catalog/<lesson_id>")
+@api.patch("/api/b2b/lessons/catalog/<lesson_id>", operation_id="updateLesson", summary="Edit a lesson",
+           description="Any subset of the lesson write fields; null removes an optional field. isLive false hides "
+                       "the lesson from the app list without deleting it (409 under the live-plan rule, unless "
+                       "force is true).",
+           security=[ID_TOKEN], query=ClientQuery, body=UpdateLessonBody,
+           example={"description": {"en": "Ten gentle minutes, updated."}, "intensity": "Medium"},
+           responses={200: CatalogUpdated},
+           errors=[*CATALOG_ERRORS, error(404, "Lesson not found for the managed client."), CONFLICT])
 def patch_lesson(lesson_id: str):
     principal, client = _manage("lessonPatch")
     body = http.parse_body(UpdateLessonBody)
@@ -112,7 +170,15 @@ def _subtitle_file() -> service.SubtitleFile | None:
     )
 
 
-@app.post("/api/b2b/lessons/catalog/<lesson_id>/subtitle")
+@api.post("/api/b2b/lessons/catalog/<lesson_id>/subtitle", operation_id="uploadLessonSubtitle",
+          summary="Upload a subtitle file",
+          description="Uploads or replaces the WebVTT subtitle of one locale; subtitleUrl serves it.",
+          security=[ID_TOKEN], query=ClientQuery, body=SubtitleForm, form=True,
+          example={"locale": "en", "file": "@subtitles.vtt"},
+          responses={200: SubtitleUploaded},
+          errors=[*CATALOG_ERRORS,
+                  error(400, "Unsupported locale, missing file, unsupported file type, or not valid WebVTT."),
+                  error(404, "Lesson not found for the managed client.")])
 def upload_subtitle(lesson_id: str):
     principal, client = _manage("subtitleUpload")
     upload = _subtitle_file()

@@ -35,7 +35,7 @@ SELF_RELATED = "A lesson cannot be related to itself."
 UNSUPPORTED_LOCALE = "Unsupported locale: use en, zh_Hant or zh_Hans."
 MISSING_FILE = "Missing file: send the WebVTT file in the multipart field 'file'."
 UNSUPPORTED_FILE_TYPE = "Unsupported file type: upload a WebVTT (.vtt) file."
-MAX_SUBTITLE_BYTES = 512 * 1024
+MAX_SUBTITLE_BYTES = models.MAX_SUBTITLE_BYTES
 SUBTITLE_TOO_LARGE = f"Subtitle files are limited to {MAX_SUBTITLE_BYTES // 1024} KiB."
 # Content types browsers and HTTP tools send for a .vtt file.
 SUBTITLE_CONTENT_TYPES = ("text/vtt", "text/plain", "application/octet-stream", "")

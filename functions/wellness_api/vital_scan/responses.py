@@ -1,0 +1,110 @@
+"""What Vital Scan answers with (2.12, 4.8, 7.6, CONTRACT 4); the handlers' bodies are checked against these.
+
+The metrics model is generated from metrics.SCHEMA, the whitelist every stored result passes through,
+so the document and the stored results cannot disagree about a name or a type.
+"""
+
+from typing import Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..core.openapi import NestedError
+from . import metrics
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _metric_type(kind: Any, name: str) -> Any:
+    if isinstance(kind, dict):
+        fields = {member: (_metric_type(sub, f"{name}_{member}"), None) for member, sub in kind.items()}
+        return pydantic.create_model(f"Metrics_{name}", __config__=ConfigDict(extra="forbid"), **fields)
+    return {metrics.NUMBER: float, metrics.STRING: str, metrics.NUMBERS_OR_STRING: list[float] | str}[kind]
+
+
+VitalScanMetrics = pydantic.create_model(
+    "VitalScanMetrics",
+    __config__=ConfigDict(extra="forbid"),
+    __doc__="Every measurement is optional: an unavailable one is absent, never zero or null (2.12).",
+    **{name: (_metric_type(kind, name), None) for name, kind in metrics.SCHEMA.items()},
+)
+
+
+class SessionError(_Strict):
+    message: str
+
+
+class VitalScanSession(_Strict):
+    """A Vital Scan session (2.12)."""
+
+    vitalScanResultId: str
+    userId: str | None
+    status: Literal["created", "in_progress", "completed", "failed", "expired"]
+    createdAt: str
+    updatedAt: str
+    expiresAt: str = Field(description="Two hours after createdAt.")
+    startedAt: str | None
+    completedAt: str | None
+    failedAt: str | None
+    returnUrl: str | None
+    error: SessionError | None = Field(description="Only when failed.")
+    metrics: VitalScanMetrics | None = Field(description="Only when completed with a stored result; may be "
+                                                         "empty or partial.")
+
+
+class NewVitalScanSession(VitalScanSession):
+    """A new session (2.12) with its vitalScanUrl; one point was used."""
+
+    vitalScanUrl: str = Field(description="Give it only to the intended user, in a top-level window or WebView, "
+                                          "with the fragment (the scanToken) intact. Never log or store it.")
+
+
+class CreatedSession(_Strict):
+    """The new session, with its vitalScanUrl; one point was used."""
+
+    data: NewVitalScanSession
+
+
+class SessionResult(_Strict):
+    """The session, without vitalScanUrl; no point is used."""
+
+    data: VitalScanSession
+
+
+class InsufficientCredits(NestedError):
+    """No point remains in the current cycle."""
+
+    remaining: int
+    cycleId: str
+    resetsAt: str
+
+
+class HostedSession(_Strict):
+    """The token's session as the hosted page may see it: no user id, no health data."""
+
+    status: Literal["created", "in_progress", "completed", "failed", "expired"]
+    locale: str
+    expiresAt: str
+    returnUrl: str | None
+
+
+class MeasurementResult(_Strict):
+    """The session is completed with the metrics the trace supports (omitted where the signal is too poor)."""
+
+    status: Literal["completed"]
+    metrics: VitalScanMetrics | None
+    redirectUrl: str | None = Field(description="returnUrl with vital_scan_session_id and status=completed.")
+
+
+class FailResult(_Strict):
+    """The session is failed; the point is not refunded."""
+
+    status: Literal["failed"]
+
+
+class ExitResult(_Strict):
+    """Where the page navigates: returnUrl with status=exited, or null without returnUrl."""
+
+    redirectUrl: str | None
