@@ -250,3 +250,58 @@ def test_create_with_empty_body_is_allowed(http, tenant):
     response = http.post(path(tenant.client_id), headers=tenant.admin.headers)
     assert response.status_code == 201
     assert response.json["apiKey"]["label"] == ""
+
+
+# ------------------------------------------------------------------------ body media type and depth
+
+
+@pytest.mark.parametrize("data", [b"[" * 1000 + b"]" * 1000, b'{"label": ' + b'{"a":' * 1000 + b"1" + b"}" * 1001,
+                                  b'{"label": "a", "x": ' + b"[" * 40 + b"]" * 40 + b"}"])
+def test_deeply_nested_bodies_are_400_and_write_nothing(http, tenant, data):
+    response = http.post(path(tenant.client_id), data=data, content_type="application/json",
+                         headers=tenant.admin.headers)
+    assert response.status_code == 400
+    assert response.json == {"error": "Request body is nested too deeply."}
+    assert http.get(path(tenant.client_id), headers=tenant.admin.headers).json["apiKeys"] == []
+    key = create(http, tenant)["apiKey"]
+    response = http.patch(path(tenant.client_id, key["keyId"]), data=data, content_type="application/json",
+                          headers=tenant.admin.headers)
+    assert response.status_code == 400
+    assert response.json == {"error": "Request body is nested too deeply."}
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_a_body_that_is_not_declared_json_is_415_and_writes_nothing(http, tenant, content_type):
+    headers = {**tenant.admin.headers, **({"Content-Type": content_type} if content_type else {})}
+    response = http.post(path(tenant.client_id), data=b'{"label": "plain"}', headers=headers)
+    assert response.status_code == 415
+    assert response.json == {"error": "Content-Type must be application/json."}
+    assert http.get(path(tenant.client_id), headers=tenant.admin.headers).json["apiKeys"] == []
+    key = create(http, tenant)["apiKey"]
+    response = http.patch(path(tenant.client_id, key["keyId"]), data=b'{"action": "revoke"}', headers=headers)
+    assert response.status_code == 415
+    assert response.json == {"error": "Content-Type must be application/json."}
+
+
+def test_json_with_a_charset_is_accepted(http, tenant):
+    response = http.post(path(tenant.client_id), data='{"label": "Büro"}'.encode(),
+                         headers={**tenant.admin.headers, "Content-Type": "application/json; charset=utf-8"})
+    assert response.status_code == 201 and response.json["apiKey"]["label"] == "Büro"
+
+
+# ---------------------------------------------------------------------------------------- label text
+
+
+@pytest.mark.parametrize("label", ["prod\x00", "line\nbreak", "carriage\rreturn", "tab\there", "esc\x1b[31m",
+                                   "c1\x85", "del\x7f", "evil\u202egnp.exe", "iso\u2066late\u2069",
+                                   "sep\u2028"])
+def test_labels_with_control_or_bidi_override_characters_are_400(http, tenant, label):
+    response = http.post(path(tenant.client_id), json={"label": label}, headers=tenant.admin.headers)
+    assert response.status_code == 400
+    assert response.json["error"].startswith("Invalid field label: must ")
+    assert http.get(path(tenant.client_id), headers=tenant.admin.headers).json["apiKeys"] == []
+
+
+def test_labels_people_type_are_kept(http, tenant):
+    for label in ("Production (EU)", "生產環境", "שרת\u200fראשי", "backend 🚀"):
+        assert create(http, tenant, label=label)["apiKey"]["label"] == label

@@ -117,3 +117,110 @@ def test_missing_field_wording_is_the_callers():
     response = app.test_client().post("/echo", json={})
     assert response.status_code == 400
     assert response.json == {"error": "name is required."}
+
+
+# ------------------------------------------------------------------------ nesting depth and media type
+
+DEEP_ARRAY = b"[" * 1000 + b"]" * 1000  # the 7 KB body that used to overflow the parser's recursion
+DEEP_OBJECT = b'{"a":' * 1000 + b"1" + b"}" * 1000
+
+
+def nested(depth: int) -> bytes:
+    """{"name": "a", "x": [[...]]} nested `depth` levels deep, the outer object included."""
+    return b'{"name": "a", "x": ' + b"[" * (depth - 1) + b"]" * (depth - 1) + b"}"
+
+
+def make_raw_app(envelope):
+    app = http.create_app("probe-raw", envelope)
+
+    @app.post("/raw")
+    def raw():
+        return {"keys": sorted(http.json_object())}
+
+    @app.post("/optional")
+    def optional():
+        return {"keys": sorted(http.json_object(allow_empty=True))}
+
+    return app.test_client()
+
+
+@pytest.mark.parametrize("body", [DEEP_ARRAY, DEEP_OBJECT, b'{"a": ' + DEEP_ARRAY + b"}", nested(33)])
+def test_deeply_nested_json_is_400_in_every_envelope(body):
+    plain, coded, nested_ = (make_raw_app(e) for e in (errors.plain_envelope, errors.coded_envelope,
+                                                       errors.nested_envelope))
+    response = plain.post("/raw", data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json == {"error": "Request body is nested too deeply."}
+    response = coded.post("/raw", data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json == {"code": "invalid_request", "error": "Request body is nested too deeply."}
+    response = nested_.post("/raw", data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json == {"error": {"code": "invalid_request", "message": "Request body is nested too deeply.",
+                                       "requestId": response.headers["x-request-id"]}}
+
+
+def test_nesting_up_to_the_limit_is_parsed_and_brackets_in_strings_do_not_count():
+    raw = make_raw_app(errors.plain_envelope)
+    assert http.MAX_JSON_DEPTH == 32
+    response = raw.post("/raw", data=nested(32), content_type="application/json")
+    assert response.status_code == 200 and response.json == {"keys": ["name", "x"]}
+    in_strings = json.dumps({"a": "[" * 5000, "b": ["{" * 100, '\\"[[[['], "c": "\\" + "]" * 40}).encode()
+    assert raw.post("/raw", data=in_strings, content_type="application/json").status_code == 200
+
+
+@pytest.mark.parametrize(("text", "deeper"), [
+    ("[" * 33 + "]" * 33, True),
+    ("[" * 32 + "]" * 32, False),
+    ('{"a": "' + "[" * 100 + '"}', False),
+    ('["\\"' + "[" * 40 + '"]', False),  # an escaped quote does not end the string
+    ('["\\\\", ' + "[" * 40 + "]" * 40 + "]", True),  # an escaped backslash does
+    ("[" * 100, True),  # unclosed: what a parser would have recursed into
+    ('"' + "[" * 100, False),  # an unterminated string
+])
+def test_json_nesting_exceeds(text, deeper):
+    assert http.json_nesting_exceeds(text) is deeper
+
+
+def test_a_body_that_is_not_text_is_400():
+    raw = make_raw_app(errors.coded_envelope)
+    response = raw.post("/raw", data=b'{"a": "\xff\xfe\xfd"}', content_type="application/json")
+    assert response.status_code == 400
+    assert response.json == {"code": "invalid_request", "error": "Request body must be a JSON object."}
+
+
+@pytest.mark.parametrize("content_type", [
+    None, "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data",
+    "application/jsonx", "application/+json", "text/json", "application/json-patch",
+])
+def test_a_body_without_a_json_content_type_is_415(content_type):
+    body = b'{"name": "a"}'
+    headers = {"Content-Type": content_type} if content_type else {}
+    response = make_raw_app(errors.plain_envelope).post("/raw", data=body, headers=headers)
+    assert response.status_code == 415
+    assert response.json == {"error": "Content-Type must be application/json."}
+    response = make_raw_app(errors.coded_envelope).post("/raw", data=body, headers=headers)
+    assert response.status_code == 415
+    assert response.json == {"code": "unsupported_media_type", "error": "Content-Type must be application/json."}
+    response = make_raw_app(errors.nested_envelope).post("/raw", data=body, headers=headers)
+    assert response.status_code == 415
+    assert response.json["error"]["code"] == "unsupported_media_type"
+    assert response.json["error"]["message"] == "Content-Type must be application/json."
+
+
+@pytest.mark.parametrize("content_type", [
+    "application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json",
+    "application/vnd.partner.v1+json; charset=UTF-8",
+])
+def test_json_content_types_are_accepted(content_type):
+    response = make_raw_app(errors.plain_envelope).post("/raw", data=b'{"name": "a"}',
+                                                        headers={"Content-Type": content_type})
+    assert response.status_code == 200 and response.json == {"keys": ["name"]}
+
+
+def test_an_empty_optional_body_needs_no_content_type():
+    raw = make_raw_app(errors.plain_envelope)
+    assert raw.post("/optional").json == {"keys": []}
+    assert raw.post("/optional", data=b"  ", content_type="text/plain").json == {"keys": []}
+    # A required body stays required, whatever its Content-Type.
+    assert raw.post("/raw").json == {"error": "Request body must be a JSON object."}

@@ -119,6 +119,23 @@ def test_malformed_json_is_400(http, data):
     assert response.json == {"error": "Request body must be a JSON object."}
 
 
+@pytest.mark.parametrize("data", [b"[" * 1000 + b"]" * 1000, b'{"clientId": ' + b'{"a":' * 1000 + b"1" + b"}" * 1001])
+def test_deeply_nested_json_is_400(http, data):
+    response = http.post("/api/client/token/", data=data, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json == {"error": "Request body is nested too deeply."}
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain"])
+def test_a_body_not_declared_json_is_415(http, tenant, key, content_type):
+    import json
+
+    data = json.dumps({"clientId": tenant.client_id, "clientSecret": key.secret})
+    response = http.post("/api/client/token/", data=data, headers={"Content-Type": content_type} if content_type else {})
+    assert response.status_code == 415
+    assert response.json == {"error": "Content-Type must be application/json."}
+
+
 def test_get_is_405_in_the_envelope(http):
     response = http.get("/api/client/token/")
     assert response.status_code == 405

@@ -267,6 +267,34 @@ def test_malformed_json_is_invalid_request(ct, data):
     assert_error(ct.post(PATH, data=data, content_type="application/json"), 400, "invalid_request")
 
 
+@pytest.mark.parametrize("data", [b"[" * 1000 + b"]" * 1000,
+                                  b'{"grantType": "external_user", "externalUserId": ' + b'{"a":' * 1000 + b"1" + b"}" * 1001,
+                                  b'{"clientId": "c", "email": "e", "password": "p", "x": ' + b"[" * 40 + b"]" * 40 + b"}"])
+def test_deeply_nested_json_is_invalid_request(ct, jit_tenant, data):
+    response = ct.post(PATH, data=data, content_type="application/json", headers=key_headers(jit_tenant.key))
+    assert response.status_code == 400
+    assert response.json == {"code": "invalid_request", "error": "Request body is nested too deeply."}
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded"])
+def test_a_body_not_declared_json_is_415_unsupported_media_type(ct, jit_tenant, content_type):
+    import json
+
+    data = json.dumps(external(new_external_id()))
+    headers = {**key_headers(jit_tenant.key), **({"Content-Type": content_type} if content_type else {})}
+    response = ct.post(PATH, data=data, headers=headers)
+    assert response.status_code == 415
+    assert response.json == {"code": "unsupported_media_type", "error": "Content-Type must be application/json."}
+    charset = ct.post(PATH, data=data, headers={**key_headers(jit_tenant.key),
+                                                "Content-Type": "application/json; charset=utf-8"})
+    assert charset.status_code == 200
+
+
+@pytest.mark.parametrize("external_id", ["a\x85b", "a\u202eb", "a\u2066b\u2069", "a\u2028b", "a\x00b", "a\nb"])
+def test_external_ids_with_control_or_bidi_override_characters_are_invalid_request(ct, jit_tenant, external_id):
+    assert_error(ct.post(PATH, json=external(external_id), headers=key_headers(jit_tenant.key)), 400, "invalid_request")
+
+
 def test_oversized_body_is_invalid_request(ct, jit_tenant):
     body = external("x" * 20000)
     assert_error(ct.post(PATH, json=body, headers=key_headers(jit_tenant.key)), 400, "invalid_request")

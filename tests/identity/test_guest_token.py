@@ -94,3 +94,10 @@ def test_unexpected_failure_is_500_internal_server_error(idp, guest_tenant):
     response = idp.post(PATH, headers=caller(guest_tenant.host))
     assert response.status_code == 500
     assert response.json == {"error": "Internal Server Error"}
+
+
+def test_a_body_and_its_content_type_are_ignored(idp, guest_tenant):
+    """The endpoint takes no body, so whatever a caller sends along (and its Content-Type) does not matter."""
+    for headers, data in (({"Content-Type": "text/plain"}, b"hello"), ({}, b"[" * 1000), ({}, b"")):
+        response = idp.post(PATH, data=data, headers={**caller(guest_tenant.host, "203.0.113.77"), **headers})
+        assert response.status_code == 200 and set(response.json) == {"customToken"}

@@ -99,6 +99,26 @@ def test_malformed_or_oversized_bodies_are_400(idp, data):
     assert response.status_code == 400 and response.json == {"error": "Missing clientId"}
 
 
+@pytest.mark.parametrize("data", [b"[" * 1000 + b"]" * 1000, b'{"clientId": ' + b'{"a":' * 1000 + b"1" + b"}" * 1001])
+def test_deeply_nested_bodies_are_400_missing_client_id(idp, data):
+    response = idp.post(PATH, data=data, content_type="application/json")
+    assert response.status_code == 400 and response.json == {"error": "Missing clientId"}
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_a_body_not_declared_json_is_415(idp, tenant, content_type):
+    """7.2's two 400 messages name a missing field, which would be untrue here: like every JSON endpoint,
+    set-claims answers a body in another media type 415 (and changes nothing)."""
+    import json
+
+    data = json.dumps({"clientId": tenant.client_id, "idToken": tenant.admin.token})
+    response = idp.post(PATH, data=data, headers={"Content-Type": content_type} if content_type else {})
+    assert response.status_code == 415
+    assert response.json == {"error": "Content-Type must be application/json."}
+    ok = idp.post(PATH, data=data, headers={"Content-Type": "application/json; charset=utf-8"})
+    assert ok.status_code == 200
+
+
 def test_unknown_fields_are_refused_even_with_a_valid_token(idp, tenant):
     body = {"clientId": tenant.client_id, "idToken": tenant.player.token, "role": "admin"}
     response = idp.post(PATH, json=body)

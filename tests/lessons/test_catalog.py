@@ -1,5 +1,7 @@
 """The B2B lesson catalog (4.1 rules 1-4, 2.4, 2.5, 7.3) through the Flask test client, against the emulators."""
 
+import json
+
 import pytest
 
 from tests.conftest import bearer
@@ -96,6 +98,85 @@ def test_malformed_json_is_400(http, tenant, data):
         response = getattr(http, method)(url, data=data, content_type="application/json", headers=tenant.admin.headers)
         assert response.status_code == 400, (method, url)
         assert response.json == {"error": "Request body must be a JSON object."}
+
+
+DEEP_BODIES = [b"[" * 1000 + b"]" * 1000, b'{"title": ' + b'{"a":' * 1000 + b"1" + b"}" * 1001,
+               b'{"title": {"en": "Deep"}, "sessions": [' + b"[" * 40 + b"]" * 40 + b"]}"]
+
+
+@pytest.mark.parametrize("data", DEEP_BODIES)
+def test_deeply_nested_json_is_400_and_changes_nothing(http, tenant, data):
+    lesson_id = create_lesson(http, tenant, title={"en": "Keep"})
+    for method, url in (("post", CATALOG), ("patch", CATALOG), ("patch", f"{CATALOG}/{lesson_id}")):
+        response = getattr(http, method)(url, data=data, content_type="application/json", headers=tenant.admin.headers)
+        assert response.status_code == 400, (method, url, response.json)
+        assert response.json == {"error": "Request body is nested too deeply."}
+    assert [lesson["id"] for lesson in catalog(http, tenant)["lessons"]] == [lesson_id]
+    assert lesson_doc(tenant, lesson_id)["title"] == {"en": "Keep"}
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_a_json_body_not_declared_json_is_415_and_changes_nothing(http, tenant, content_type):
+    lesson_id = create_lesson(http, tenant, title={"en": "Keep"})
+    headers = {**tenant.admin.headers, **({"Content-Type": content_type} if content_type else {})}
+    for method, url, body in (("post", CATALOG, {"title": {"en": "New"}}),
+                              ("patch", CATALOG, {"liveLessonIds": [lesson_id]}),
+                              ("patch", f"{CATALOG}/{lesson_id}", {"title": {"en": "Changed"}})):
+        response = getattr(http, method)(url, data=json.dumps(body), headers=headers)
+        assert response.status_code == 415, (method, url, response.json)
+        assert response.json == {"error": "Content-Type must be application/json."}
+    (lesson,) = catalog(http, tenant)["lessons"]
+    assert lesson["name"] == {"en": "Keep"} and lesson["isLive"] is False
+
+
+@pytest.mark.parametrize("fields", [
+    {"title": {"en": "Morning\x00Flow"}},
+    {"title": {"en": "Two\nlines"}},
+    {"title": {"en": "Carriage\rreturn"}},
+    {"title": {"en": "Flow", "zh_Hant": "\u202e流動"}},
+    {"title": {"en": "Flow\u2066x\u2069"}},
+    {"title": {"en": "Bell\x07"}},
+    {"title": {"en": "C1\x9b31m"}},
+    {"description": {"en": "Nul\x00byte"}},
+    {"description": {"en": "Lone\rCR"}},
+    {"description": {"en": "Escape \x1b[2J"}},
+    {"description": {"en": "Override \u202d"}},
+    {"algorithm": "Reps\n"},
+    {"intensity": "Low\t"},
+    {"equipment": "Mat\u202e"},
+    {"categories": ["Yoga", "Str\x00etch"]},
+    {"areas": ["Core\u2028"]},
+    {"imageUrl": "https://img.example/a\x00.jpg"},
+    {"videoURLs": ["https://v.example/\u202e.m3u8"]},
+    {"sessions": [{"type": "warm\x00up"}]},
+    {"sessions": [{"repPoseId": "squat\r\n"}]},
+    {"sessions": [{"title": {"en": "Warm\x1bup"}}]},
+    {"membershipTiers": ["Free\x00"]},
+])
+def test_text_with_control_line_break_or_bidi_override_characters_is_400(http, tenant, fields):
+    response = http.post(CATALOG, json={"title": {"en": "Fine"}, **fields}, headers=tenant.admin.headers)
+    assert response.status_code == 400, response.json
+    assert response.json["error"].startswith("Invalid field "), response.json
+    assert catalog(http, tenant)["lessons"] == []
+    lesson_id = create_lesson(http, tenant, title={"en": "Keep"})
+    response = http.patch(f"{CATALOG}/{lesson_id}", json=fields, headers=tenant.admin.headers)
+    assert response.status_code == 400 and response.json["error"].startswith("Invalid field ")
+    assert lesson_doc(tenant, lesson_id)["title"] == {"en": "Keep"}
+
+
+@pytest.mark.parametrize("body", [{"liveLessonIds": ["a\x00b"]},
+                                  {"lessonTierUpdates": [{"lessonId": "a\u202eb", "membershipTiers": []}]}])
+def test_bulk_lesson_ids_with_control_characters_are_400(http, tenant, body):
+    response = http.patch(CATALOG, json=body, headers=tenant.admin.headers)
+    assert response.status_code == 400 and response.json["error"].startswith("Invalid field ")
+
+
+def test_descriptions_keep_line_breaks_and_tabs_and_titles_keep_direction_marks(http, tenant):
+    description = "Line one\nLine two\r\n\tIndented\u2028after a line separator"
+    title = "יוגה\u200f Flow\u200e"
+    lesson_id = create_lesson(http, tenant, title={"en": title}, description={"en": description})
+    stored = lesson_doc(tenant, lesson_id)
+    assert stored["title"] == {"en": title} and stored["description"] == {"en": description}
 
 
 def test_oversized_json_is_413(http, tenant):

@@ -224,3 +224,29 @@ def test_token_never_logged(http, partner, capsys):
     assert token not in out.out + out.err and partner.key not in out.out + out.err
     assert '"route": "/api/hosted/vital-scan/session"' in out.out  # the access log was written
 
+
+# ------------------------------------------------------------------------- bodies and media types
+
+
+def test_deeply_nested_or_undeclared_bodies_are_refused_and_change_nothing(http, partner):
+    sid, token = new_session(http, partner)
+    http.post(f"{HOSTED}/start", headers=bearer(token))
+    json_headers = {**bearer(token), "Content-Type": "application/json"}
+    for path in ("measurement", "fail"):
+        deep = b'{"message": ' + b"[" * 1000 + b"]" * 1000 + b"}"
+        assert_error(http.post(f"{HOSTED}/{path}", data=deep, headers=json_headers), 400, "invalid_request",
+                     "Request body is nested too deeply.")
+    for content_type in ("text/plain", None):
+        headers = {**bearer(token), **({"Content-Type": content_type} if content_type else {})}
+        assert_error(http.post(f"{HOSTED}/measurement", data=json.dumps(trace()), headers=headers), 415,
+                     "unsupported_media_type", "Content-Type must be application/json.")
+        assert_error(http.post(f"{HOSTED}/fail", data=json.dumps({"message": "camera"}), headers=headers), 415,
+                     "unsupported_media_type")
+    assert partner_view(http, partner, sid)["status"] == "in_progress"
+
+
+def test_endpoints_without_a_body_ignore_the_content_type(http, partner):
+    _, token = new_session(http, partner)
+    plain = {**bearer(token), "Content-Type": "text/plain"}
+    assert http.post(f"{HOSTED}/start", data=b"[" * 1000, headers=plain).json["status"] == "in_progress"
+    assert http.post(f"{HOSTED}/exit", data=b"bye", headers=plain).json == {"redirectUrl": None}

@@ -421,3 +421,25 @@ def test_unexpected_errors_are_500_with_the_documented_codes(http, partner, caps
     assert_error(response, 500, "vital_scan_creation_failed", "The Vital Scan session could not be created.")
     assert_error(http.get(f"{BASE}/{sid}", headers=partner.headers), 500, None, "Internal server error.")
     assert partner.key not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- bodies the parser cannot take
+
+
+@pytest.mark.parametrize("raw", [b"[" * 1000 + b"]" * 1000, b'{"userId": ' + b'{"a":' * 1000 + b"1" + b"}" * 1001,
+                                 b'{"userId": "u", "locale": ' + b"[" * 40 + b"]" * 40 + b"}"])
+def test_deeply_nested_bodies_are_400_invalid_request(http, partner, raw):
+    response = http.post(BASE, data=raw, headers={**partner.headers, "Content-Type": "application/json"})
+    assert_error(response, 400, "invalid_request", "Request body is nested too deeply.")
+    assert spent(partner.client_id) == 0 and stored_sessions(partner.client_id) == []
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded"])
+def test_a_body_not_declared_json_is_415_unsupported_media_type(http, partner, content_type):
+    headers = {**partner.headers, **({"Content-Type": content_type} if content_type else {})}
+    response = http.post(BASE, data=json.dumps({"userId": "u"}), headers=headers)
+    assert_error(response, 415, "unsupported_media_type", "Content-Type must be application/json.")
+    assert spent(partner.client_id) == 0 and stored_sessions(partner.client_id) == []
+    ok = http.post(BASE, data=json.dumps({"userId": "u"}),
+                   headers={**partner.headers, "Content-Type": "application/json; charset=utf-8"})
+    assert ok.status_code == 201

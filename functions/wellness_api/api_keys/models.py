@@ -5,6 +5,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..core import clock
+from ..core.text import SingleLine
 
 MAX_LABEL_LENGTH = 100
 
@@ -12,7 +13,7 @@ MAX_LABEL_LENGTH = 100
 class CreateKeyBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    label: str = Field(default="", max_length=MAX_LABEL_LENGTH)
+    label: SingleLine = Field(default="", max_length=MAX_LABEL_LENGTH)
     makePrimary: bool = False
 
 

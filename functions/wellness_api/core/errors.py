@@ -59,3 +59,9 @@ def nested_envelope(err: ApiError, request_id: str) -> dict[str, Any]:
 FIELD_IS_REQUIRED = "{field} is required."
 MALFORMED_JSON = "Request body must be a JSON object."
 BODY_TOO_LARGE = "Request body is too large."
+BODY_TOO_DEEP = "Request body is nested too deeply."
+
+# A non-empty body sent to a JSON endpoint without Content-Type application/json (or application/*+json).
+UNSUPPORTED_MEDIA_TYPE_STATUS = 415
+UNSUPPORTED_MEDIA_TYPE_CODE = "unsupported_media_type"
+UNSUPPORTED_MEDIA_TYPE = "Content-Type must be application/json."
