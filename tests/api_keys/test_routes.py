@@ -195,7 +195,10 @@ def test_disabled_admin_is_refused(http, tenant):
 
     token = tenant.admin.token
     users.disable_user(tenant.client, tenant.admin.uid)
-    assert http.get(path(tenant.client_id), headers=bearer(token)).status_code == 401
+    for method, body in (("get", None), ("post", {})):
+        response = getattr(http, method)(path(tenant.client_id), json=body, headers=bearer(token))
+        assert response.status_code == 401
+        assert response.json == {"error": "Invalid or expired token"}
 
 
 def test_client_token_is_not_an_admin_credential(http, tenant):

@@ -138,3 +138,71 @@ def test_hiding_a_lesson_removes_it_from_the_app_list(http, tenant, world):
     # Hidden, not deleted: the catalog still has it.
     ids = [lesson["id"] for lesson in http.get("/api/b2b/lessons/catalog", headers=tenant.admin.headers).json["lessons"]]
     assert world["first"] in ids
+
+
+# ------------------------------------------------------------------------ account state and guests
+
+
+def test_a_disabled_users_id_token_is_refused_at_once_on_every_route(http, tenant, world):
+    """`platformctl user disable` takes effect before the ID token expires: reads check revocation too."""
+    from wellness_api.core import users
+
+    player, admin = tenant.player.headers, tenant.admin.headers
+    assert http.get(lessons_url(tenant.client_id), headers=player).status_code == 200
+    users.disable_user(tenant.client, tenant.player.uid)
+    users.disable_user(tenant.client, tenant.admin.uid)
+    for url, headers in ((lessons_url(tenant.client_id), player), (f"/api/lessons/{world['first']}", player),
+                         (lessons_url(tenant.client_id), admin), ("/api/b2b/lessons/catalog", admin)):
+        response = http.get(url, headers=headers)
+        assert response.status_code == 401, url
+        assert response.json == {"error": "Invalid or expired token"}
+    response = http.post("/api/b2b/lessons/catalog", json={"title": {"en": "Late"}}, headers=admin)
+    assert response.status_code == 401 and response.json == {"error": "Invalid or expired token"}
+
+
+@pytest.fixture
+def guest_world(http, make_tenant):
+    """A client with guest sign-in on, one live and one hidden lesson, and a guest's ID token."""
+    import uuid
+
+    from tests.identity.conftest import redeem
+    from wellness_api.identity.routes import app as identity_app
+
+    host = f"trial-{uuid.uuid4().hex[:8]}.example.test"
+    tenant = make_tenant(hostnames=[host])
+    tenant.configure("auth.guestSignIn=true")
+    live = create_lesson(http, tenant, title={"en": "Try me"}, isLive=True)
+    hidden = create_lesson(http, tenant, title={"en": "Members only draft"})
+    issued = identity_app.test_client().post("/api/auth/guest-custom-token", headers={"X-Forwarded-Host": host})
+    assert issued.status_code == 200, issued.json
+    return {"tenant": tenant, "live": live, "hidden": hidden, "guest": bearer(redeem(issued.json["customToken"]))}
+
+
+def test_a_guest_reads_the_app_list_and_details_of_its_own_client(http, guest_world):
+    tenant, guest = guest_world["tenant"], guest_world["guest"]
+    response = http.get(lessons_url(tenant.client_id), headers=guest)
+    assert response.status_code == 200
+    assert [lesson["id"] for lesson in response.json["data"]] == [guest_world["live"]]
+    response = http.get(f"/api/lessons/{guest_world['live']}", headers=guest)
+    assert response.status_code == 200 and response.json["lesson"]["title"] == {"en": "Try me"}
+    assert http.get(f"/api/lessons/{guest_world['hidden']}", headers=guest).status_code == 404
+
+
+def test_a_guest_reads_no_other_client_and_never_the_catalog(http, guest_world, other_tenant):
+    guest, live = guest_world["guest"], guest_world["live"]
+    other_lesson = create_lesson(http, other_tenant, title={"en": "Elsewhere"}, isLive=True)
+    response = http.get(lessons_url(other_tenant.client_id), headers=guest)
+    assert response.status_code == 401
+    assert response.json == {"error": "This token is not valid for the requested client."}
+    response = http.get(f"/api/lessons/{other_lesson}?clientId={other_tenant.client_id}", headers=guest)
+    assert response.status_code == 401
+    assert http.get(f"/api/lessons/{other_lesson}", headers=guest).status_code == 404  # not in its own client
+    for method, url, body in (("get", "/api/b2b/lessons/catalog", None),
+                              ("post", "/api/b2b/lessons/catalog", {"title": {"en": "Guest lesson"}}),
+                              ("patch", "/api/b2b/lessons/catalog", {"liveLessonIds": []}),
+                              ("patch", f"/api/b2b/lessons/catalog/{live}", {"isLive": False}),
+                              ("get", f"/api/b2b/lessons/catalog?clientId={other_tenant.client_id}", None)):
+        response = getattr(http, method)(url, json=body, headers=guest)
+        assert response.status_code == 403, (method, url)
+        assert response.json == {"error": "You do not have access to this client."}
+    assert http.get(lessons_url(guest_world["tenant"].client_id), headers=guest).json["data"][0]["isLive"] is True

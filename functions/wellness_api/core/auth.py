@@ -72,12 +72,16 @@ def verify_id_token(token: str, check_revoked: bool = True) -> dict | None:
         return None
 
 
-def require_user(check_revoked: bool = True) -> Principal:
-    """The caller's Firebase identity from `Authorization: Bearer <ID token>`, or 401."""
+def require_user() -> Principal:
+    """The caller's Firebase identity from `Authorization: Bearer <ID token>`, or 401.
+
+    Every route checks revocation: an ID token of a disabled account (platformctl user disable) or one
+    issued before its refresh tokens were revoked is refused at once, not when it expires (one Auth
+    lookup per request)."""
     token = bearer_token()
     if token is None:
         raise ApiError(401, MISSING_AUTH)
-    claims = verify_id_token(token, check_revoked=check_revoked)
+    claims = verify_id_token(token, check_revoked=True)
     if claims is None:
         raise ApiError(401, INVALID_TOKEN)
     principal = principal_from_claims(claims)
@@ -96,7 +100,7 @@ def require_jwt() -> Principal:
             raise ApiError(401, INVALID_TOKEN)
         flask.g.client_id = claims.client_id
         return Principal(kind="client", client_id=claims.client_id, key_id=claims.key_id)
-    return require_user(check_revoked=False)
+    return require_user()
 
 
 def require_client_admin(client_id: str) -> Principal:
