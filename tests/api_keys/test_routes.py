@@ -308,3 +308,50 @@ def test_labels_with_control_or_bidi_override_characters_are_400(http, tenant, l
 def test_labels_people_type_are_kept(http, tenant):
     for label in ("Production (EU)", "生產環境", "שרת\u200fראשי", "backend 🚀"):
         assert create(http, tenant, label=label)["apiKey"]["label"] == label
+
+
+# ------------------------------------------------------------------------------ the list after rotations
+
+
+def test_every_active_key_is_listed_after_many_rotations(http, tenant):
+    """The primary is the oldest key; 120 newer keys were revoked since. Every active key stays listed,
+    with the 100 most recently revoked keys, newest first."""
+    import datetime as dt
+
+    from wellness_api.api_keys import repository as repo
+    from wellness_api.core import clock, firebase
+
+    primary = create(http, tenant, label="primary")["apiKey"]
+    other_active = create(http, tenant, label="secondary")["apiKey"]
+    base = clock.now()
+    revoked_ids = []
+    batch, writes = firebase.db().batch(), 0
+    for i in range(120):  # written through the repository in batches: 240 rotations over HTTP take minutes
+        created = base + dt.timedelta(milliseconds=i + 1)
+        raw = server_keys.generate()
+        key_id = repo.new_key_id(tenant.client_id)
+        repo.write_new_key(batch, tenant.client_id, {
+            "keyId": key_id, "label": f"rotated {i}", "prefix": server_keys.prefix_of(raw),
+            "suffix": server_keys.suffix_of(raw), "maskedKey": "x", "keyHash": server_keys.hash_key(raw),
+            "status": server_keys.REVOKED, "isPrimary": False, "createdAt": created, "createdBy": "test",
+            "expiresAt": None, "revokedAt": created + dt.timedelta(minutes=5), "lastUsedAt": None,
+        })
+        revoked_ids.append(key_id)
+        writes += 2
+        if writes >= 400:
+            batch.commit()
+            batch, writes = firebase.db().batch(), 0
+    batch.commit()
+    clock.advance(dt.timedelta(hours=1))
+    newest_active = create(http, tenant, label="newest")["apiKey"]
+
+    body = http.get(path(tenant.client_id), headers=tenant.admin.headers).json
+    listed = [k["keyId"] for k in body["apiKeys"]]
+    assert body["legacyPrimaryKeyId"] == primary["keyId"]
+    active = [k["keyId"] for k in body["apiKeys"] if k["status"] == "active"]
+    assert set(active) == {primary["keyId"], other_active["keyId"], newest_active["keyId"]}
+    assert [k["keyId"] for k in body["apiKeys"] if k["isPrimary"]] == [primary["keyId"]]
+    # The 100 most recently revoked, and nothing older; newest created first throughout.
+    assert [k for k in listed if k in revoked_ids] == list(reversed(revoked_ids[-repo.REVOKED_LIST_LIMIT:]))
+    assert listed[0] == newest_active["keyId"] and listed[-2:] == [other_active["keyId"], primary["keyId"]]
+    assert len(listed) == repo.REVOKED_LIST_LIMIT + 3

@@ -5,8 +5,9 @@ from google.cloud import firestore
 from ..core import server_keys, tenancy
 
 KEYS = "apiKeys"
-# The list shows the most recent keys; older revoked keys stay stored but are not listed.
-LIST_LIMIT = 100
+# The list shows every active key (at most service.MAX_ACTIVE_KEYS exist) and the most recently revoked
+# keys up to this bound; older revoked keys stay stored but are not listed.
+REVOKED_LIST_LIMIT = 100
 
 
 def keys_collection(client_id: str):
@@ -14,8 +15,21 @@ def keys_collection(client_id: str):
 
 
 def list_keys(client_id: str) -> list[dict]:
-    query = keys_collection(client_id).order_by("createdAt", direction=firestore.Query.DESCENDING).limit(LIST_LIMIT)
-    return [snap.to_dict() for snap in query.stream()]
+    """Every active key plus the REVOKED_LIST_LIMIT most recently revoked ones, newest created first.
+
+    Two bounded queries: status == active (a single-field index; the service never lets a client hold
+    more than MAX_ACTIVE_KEYS), and status == revoked ordered by revokedAt (composite index in
+    firestore.indexes.json), so no number of rotations can push an active key out of the list."""
+    active = keys_collection(client_id).where(filter=firestore.FieldFilter("status", "==", server_keys.ACTIVE))
+    revoked = (
+        keys_collection(client_id)
+        .where(filter=firestore.FieldFilter("status", "==", server_keys.REVOKED))
+        .order_by("revokedAt", direction=firestore.Query.DESCENDING)
+        .limit(REVOKED_LIST_LIMIT)
+    )
+    keys = [snap.to_dict() for snap in active.stream()] + [snap.to_dict() for snap in revoked.stream()]
+    keys.sort(key=lambda k: (k["createdAt"], k["keyId"]), reverse=True)
+    return keys
 
 
 def read_client_in(transaction, client_id: str):
