@@ -396,6 +396,40 @@ def test_unknown_client_and_foreign_client_are_invalid_credentials(ct, tenant, o
     assert len(recording_toolkit.calls) == 3  # the password was checked every time
 
 
+def test_password_attempts_naming_unknown_clients_are_limited_per_caller(ct, tenant, recording_toolkit):
+    """Unknown clientIds reach Identity Toolkit like known ones, so they count too: 30 a minute per caller
+    for all unknown clientIds together (made-up ids do not buy more attempts); then 429 before Toolkit."""
+    import concurrent.futures
+    import uuid
+
+    fresh_window()
+    me = {"X-Forwarded-For": f"2001:db8::{uuid.uuid4().hex[:4]}"}
+    victim = {**password_body(tenant.player), "password": "guess"}
+
+    def attempt(i):
+        client = ct.application.test_client()
+        return client.post(PATH, json={**victim, "clientId": f"made-up-{i}"}, headers=me)
+
+    with concurrent.futures.ThreadPoolExecutor(10) as pool:
+        responses = list(pool.map(attempt, range(30)))
+    for response in responses:
+        assert_error(response, 401, "invalid_credentials")
+    calls = len(recording_toolkit.calls)
+    assert calls == 30
+    for client_id in ("made-up-0", "another-made-up-id", "x" * 128):
+        limited = ct.post(PATH, json={**victim, "clientId": client_id}, headers=me)
+        assert_error(limited, 429, "rate_limit_exceeded")
+        assert 1 <= int(limited.headers["Retry-After"]) <= 60
+    assert len(recording_toolkit.calls) == calls  # refused before the password is tried
+    # A known client keeps its own per-caller limit, and another caller is not affected.
+    assert ct.post(PATH, json=password_body(tenant.player), headers=me).status_code == 200
+    other = ct.post(PATH, json={**victim, "clientId": "made-up-0"}, headers={"X-Forwarded-For": "198.51.100.99"})
+    assert_error(other, 401, "invalid_credentials")
+    # The counter stores neither the address nor the made-up ids.
+    docs = [snap.id for snap in firebase.db().collection("rateLimits").stream()]
+    assert not any("2001" in d or "made-up" in d for d in docs)
+
+
 def test_disabled_password_user_is_user_disabled_and_stays_disabled(ct, tenant, other_tenant):
     users.disable_user(tenant.client, tenant.player.uid)
     assert_error(ct.post(PATH, json=password_body(tenant.player)), 403, "user_disabled")

@@ -22,7 +22,7 @@ import time
 
 import flask
 
-from ..core import clock, server_keys, tenancy, users
+from ..core import clock, server_keys, settings, tenancy, users
 from ..core import logging as log
 from ..core.errors import ApiError
 from ..core.tenancy import USER_ACTIVE, Client
@@ -93,6 +93,16 @@ def external_uid(client_id: str, external_user_id: str) -> str:
 
 def _limit(client: Client, scope: str, setting: str, key: str) -> None:
     decision = ratelimit.hit(ratelimit.Limit(scope, int(client.setting(setting))), key)
+    if not decision.allowed:
+        raise rate_limited(decision.retry_after_seconds)
+
+
+UNKNOWN_CLIENT_PASSWORD_SCOPE = "passwordUnknownClient"
+
+
+def _limit_unknown_client(caller: str) -> None:
+    limit = int(settings.SETTINGS["auth.passwordAttemptsPerMinute"].default)
+    decision = ratelimit.hit(ratelimit.Limit(UNKNOWN_CLIENT_PASSWORD_SCOPE, limit), ratelimit.caller_only_key(caller))
     if not decision.allowed:
         raise rate_limited(decision.retry_after_seconds)
 
@@ -185,6 +195,11 @@ def password(grant: PasswordGrant, caller: str) -> Issued:
     if client is not None:
         flask.g.client_id = client.client_id
         _limit(client, "password", "auth.passwordAttemptsPerMinute", ratelimit.caller_key(client.client_id, caller))
+    else:
+        # Attempts naming an unknown client still reach Identity Toolkit (same work, same answer), so they
+        # are limited too: all of one caller's together, whatever clientId strings it makes up, at the
+        # default per-client rate. One counter write, like a known client's.
+        _limit_unknown_client(caller)
     try:
         verification = toolkit.verify_password(grant.email, grant.password)
     except toolkit.ToolkitUnavailable as exc:

@@ -36,7 +36,8 @@ EXPIRY_GRACE = dt.timedelta(hours=1)
 
 @dataclasses.dataclass(frozen=True)
 class Limit:
-    scope: str  # names the limit in document ids: "requests", "provisioning", "password", "guest"
+    # names the limit in document ids: "requests", "provisioning", "password", "passwordUnknownClient", "guest"
+    scope: str
     limit: int  # hits allowed per window
     window_seconds: int = 60
 
@@ -60,6 +61,11 @@ class Decision:
 def caller_key(client_id: str, caller: str) -> str:
     """A document-id-safe key for one caller of one client; the caller's address is not stored."""
     return hashlib.sha256(f"{client_id}\x00{caller}".encode()).hexdigest()[:32]
+
+
+def caller_only_key(caller: str) -> str:
+    """A document-id-safe key for one caller whatever it names (a clientId that does not exist, say)."""
+    return hashlib.sha256(f"caller\x00{caller}".encode()).hexdigest()[:32]
 
 
 def window_of(limit: Limit, now: dt.datetime) -> tuple[int, int]:
