@@ -250,3 +250,21 @@ def test_endpoints_without_a_body_ignore_the_content_type(http, partner):
     plain = {**bearer(token), "Content-Type": "text/plain"}
     assert http.post(f"{HOSTED}/start", data=b"[" * 1000, headers=plain).json["status"] == "in_progress"
     assert http.post(f"{HOSTED}/exit", data=b"bye", headers=plain).json == {"redirectUrl": None}
+
+
+# ------------------------------------------------------------------------------ dependencies down: 503
+
+
+def test_every_503_of_the_hosted_endpoints_carries_a_code(http, partner, monkeypatch):
+    from tests.vital_scan.test_routes import SessionStoreDown, SessionWritesAlwaysConflict
+
+    sid, token = new_session(http, partner)
+    SessionStoreDown(monkeypatch)
+    for method, path in (("get", "session"), ("post", "start"), ("post", "exit")):
+        response = getattr(http, method)(f"{HOSTED}/{path}", headers=bearer(token))
+        assert_error(response, 503, "vital_scan_unavailable", "Vital Scan is temporarily unavailable; retry later.")
+    monkeypatch.undo()
+    SessionWritesAlwaysConflict(monkeypatch)
+    assert_error(http.post(f"{HOSTED}/start", headers=bearer(token)), 503, "vital_scan_unavailable")
+    monkeypatch.undo()
+    assert partner_view(http, partner, sid)["status"] == "created"

@@ -443,3 +443,60 @@ def test_a_body_not_declared_json_is_415_unsupported_media_type(http, partner, c
     ok = http.post(BASE, data=json.dumps({"userId": "u"}),
                    headers={**partner.headers, "Content-Type": "application/json; charset=utf-8"})
     assert ok.status_code == 201
+
+
+# ------------------------------------------------------------------------------ dependencies down: 503
+
+
+class SessionStoreDown:
+    """Firestore refusing reads of Vital Scan session documents (a fake at the client library's boundary);
+    the API key index, the client and the rate counters stay readable."""
+
+    def __init__(self, monkeypatch):
+        from google.api_core import exceptions as gexc
+        from google.cloud.firestore_v1.document import DocumentReference
+
+        real_get = DocumentReference.get
+
+        def get(ref, *args, **kwargs):
+            if f"/{repo.SESSIONS}/" in ref.path:
+                raise gexc.ServiceUnavailable("firestore is down")
+            return real_get(ref, *args, **kwargs)
+
+        monkeypatch.setattr(DocumentReference, "get", get)
+
+
+class SessionWritesAlwaysConflict:
+    """Every compare-and-set write of a session fails its precondition, as if other requests kept
+    changing it (a fake at the client library's boundary); other writes go through."""
+
+    def __init__(self, monkeypatch):
+        from google.api_core import exceptions as gexc
+        from google.cloud.firestore_v1.batch import WriteBatch
+
+        real_commit = WriteBatch.commit
+
+        def commit(batch, *args, **kwargs):
+            if any(f"/{repo.SESSIONS}/" in (w.update.name or w.delete) for w in batch._write_pbs):
+                raise gexc.FailedPrecondition("the document changed")
+            return real_commit(batch, *args, **kwargs)
+
+        monkeypatch.setattr(WriteBatch, "commit", commit)
+
+
+def test_every_503_of_get_and_delete_carries_a_code(http, partner, monkeypatch):
+    sid = create(http, partner)["vitalScanResultId"]
+    SessionStoreDown(monkeypatch)
+    for method in ("get", "delete"):
+        clock.advance(dt.timedelta(seconds=6))
+        response = getattr(http, method)(f"{BASE}/{sid}", headers=partner.headers)
+        assert_error(response, 503, "vital_scan_unavailable", "Vital Scan is temporarily unavailable; retry later.")
+    monkeypatch.undo()
+    SessionWritesAlwaysConflict(monkeypatch)
+    for method in ("get", "delete"):
+        clock.advance(dt.timedelta(seconds=6))
+        response = getattr(http, method)(f"{BASE}/{sid}", headers=partner.headers)
+        assert_error(response, 503, "vital_scan_unavailable")
+    monkeypatch.undo()
+    clock.advance(dt.timedelta(seconds=6))
+    assert http.get(f"{BASE}/{sid}", headers=partner.headers).json["data"]["status"] == "created"

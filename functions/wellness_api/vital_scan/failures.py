@@ -9,6 +9,10 @@ ENTITLEMENT_UNAVAILABLE = "entitlement_unavailable"
 RATE_LIMIT_UNAVAILABLE = "rate_limit_unavailable"
 CREATION_UNAVAILABLE = "vital_scan_creation_unavailable"
 COMMIT_OUTCOME_UNKNOWN = "commit_outcome_unknown"
+# Not in 7.6's list: a 503 of GET, DELETE or the hosted endpoints (the session store could not be read or
+# written, or a session kept changing under the request). 7.6 exempts only 404, the per-session polling
+# 429 and 500 from carrying a code, so every 503 carries one; none of the listed codes names this.
+VITAL_SCAN_UNAVAILABLE = "vital_scan_unavailable"
 
 UNAVAILABLE_MESSAGE = "Vital Scan is temporarily unavailable; retry later."
 ACCESS_UNAVAILABLE_MESSAGE = "Workspace access to Vital Scan could not be checked; retry later."
@@ -36,6 +40,7 @@ def is_ambiguous_commit(exc: BaseException) -> bool:
                       | gexc.Unknown | gexc.RetryError | gexc.GatewayTimeout | ConnectionError | TimeoutError)
 
 
-def unavailable(code: str | None, message: str = UNAVAILABLE_MESSAGE) -> ApiError:
+def unavailable(code: str | None = VITAL_SCAN_UNAVAILABLE, message: str = UNAVAILABLE_MESSAGE) -> ApiError:
+    """A 503 that always carries a code (7.6); without a more specific one it is vital_scan_unavailable."""
     # No Retry-After: partners must not retry a create automatically after a 5xx (4.8 rule 1).
-    return ApiError(503, message, code=code)
+    return ApiError(503, message, code=code or VITAL_SCAN_UNAVAILABLE)
