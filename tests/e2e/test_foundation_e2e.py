@@ -13,6 +13,14 @@ def test_health(api):
     assert response.json() == {"status": "ok"}
 
 
+def test_health_carries_a_fresh_request_id_like_every_response(api):
+    first = api("GET", "/api/health", headers={"x-request-id": "mine"})
+    second = api("GET", "/api/health")
+    ids = [first.headers.get("x-request-id"), second.headers.get("x-request-id")]
+    assert all(i and len(i) == 32 and int(i, 16) >= 0 for i in ids), ids
+    assert ids[0] != ids[1] and "mine" not in ids
+
+
 def test_admin_manages_keys_and_partner_gets_client_token(api, tenant, other_tenant):
     admin = bearer(sign_in(tenant.admin.email, tenant.admin.password))
     base = f"/api/clients/{tenant.client_id}/api-keys"
