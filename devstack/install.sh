@@ -41,20 +41,24 @@ command -v npm >/dev/null || die "npm is not on PATH"
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 [ "$node_major" -ge 20 ] || die "Node $node_major found; firebase-tools needs Node 20+"
 
+# A tree that already matches its lock (npm's hidden lockfile) needs no reinstall, e.g. after `make clean`
+# removed the stamps: every package the lock requires is installed at its version, and nothing is
+# installed that the lock does not name. Optional packages may be missing or present.
+tree_matches_lock() {  # DIR
+  (cd "$1" && node -e '
+    const fs = require("fs");
+    const a = JSON.parse(fs.readFileSync("package-lock.json")).packages;
+    const b = JSON.parse(fs.readFileSync("node_modules/.package-lock.json")).packages;
+    const eq = (x, y) => x && y && x.version === y.version && x.integrity === y.integrity;
+    const same = Object.keys(a).every((k) => !k || a[k].optional || eq(a[k], b[k])) &&
+      Object.keys(b).every((k) => eq(a[k], b[k]));
+    process.exit(same ? 0 : 1);' 2>/dev/null)
+}
+
 # ------------------------------------------------------------------------------------------ node_modules
 npm_key="$(stack hash package.json package-lock.json --extra "node-$(node --version)")"
 if ! stamp_ok npm "$npm_key" || [ ! -x node_modules/.bin/firebase ]; then
-  # A tree that already matches the lock (npm's hidden lockfile) needs no reinstall: every package the
-  # lock requires is installed at its version, and nothing is installed that the lock does not name.
-  # Optional packages may be missing (installed without them, below) or present (an older install).
-  if [ -x node_modules/.bin/firebase ] && node -e '
-      const fs = require("fs");
-      const a = JSON.parse(fs.readFileSync("package-lock.json")).packages;
-      const b = JSON.parse(fs.readFileSync("node_modules/.package-lock.json")).packages;
-      const eq = (x, y) => x && y && x.version === y.version && x.integrity === y.integrity;
-      const same = Object.keys(a).every((k) => !k || a[k].optional || eq(a[k], b[k])) &&
-        Object.keys(b).every((k) => eq(a[k], b[k]));
-      process.exit(same ? 0 : 1);' 2>/dev/null; then
+  if [ -x node_modules/.bin/firebase ] && tree_matches_lock .; then
     log "node_modules already matches package-lock.json"
   else
     # --omit=optional: the only optional packages of the tree are re2 (superstatic, the Hosting server,
@@ -232,16 +236,30 @@ stack secret functions/.secret.local
 # web/ is its own npm project (the front-end build and the browser-test driver), so the root install
 # stays firebase-tools alone. Its optional dependencies are needed (esbuild's binary is one of them), so
 # they are included even where the user's npm config omits them.
-web_key="$(stack hash web/package.json web/package-lock.json --extra "node-$(node --version)")"
+# Both stamp keys from one node process (sha256 of the files and the node version): a `stack hash` per
+# key would cost as much as the rest of a run with nothing to do.
+read -r web_key docs_key < <(node -e '
+  const fs = require("fs"), { createHash } = require("crypto");
+  const key = (...files) => {
+    const h = createHash("sha256").update(process.version);
+    for (const f of files) h.update("\0" + f + "\0").update(fs.existsSync(f) ? fs.readFileSync(f) : "<missing>");
+    return h.digest("hex");
+  };
+  console.log(key("web/package.json", "web/package-lock.json"),
+    key("web/docs.js", "web/csp.js", "web/build.mjs", "web/package-lock.json"));')
+[ -n "$docs_key" ] || die "could not hash the web/ sources with node"
 if ! stamp_ok web-npm "$web_key" || [ ! -x web/node_modules/.bin/esbuild ] \
     || [ ! -f web/node_modules/@scalar/api-reference/package.json ] \
     || [ ! -f web/node_modules/playwright-core/package.json ]; then
-  log "npm ci in web/ (@scalar/api-reference, esbuild, playwright-core) ..."
-  (cd web && npm ci --include=optional --no-audit --no-fund --loglevel=error)
+  if [ -x web/node_modules/.bin/esbuild ] && tree_matches_lock web; then
+    log "web/node_modules already matches web/package-lock.json"
+  else
+    log "npm ci in web/ (@scalar/api-reference, esbuild, playwright-core) ..."
+    (cd web && npm ci --include=optional --no-audit --no-fund --loglevel=error)
+  fi
   stamp_set web-npm "$web_key"
 fi
 # The bundle: public/docs/docs.js, docs.css and chunks/ (git-ignored; public/docs/index.html loads them).
-docs_key="$(stack hash web/docs.js web/csp.js web/build.mjs web/package-lock.json --extra "node-$(node --version)")"
 if ! stamp_ok web-docs "$docs_key" || [ ! -f public/docs/docs.js ] || [ ! -f public/docs/docs.css ] \
     || [ ! -d public/docs/chunks ]; then
   log "bundling the API reference page into public/docs/ (esbuild) ..."

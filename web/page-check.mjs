@@ -139,5 +139,5 @@ try {
   if (context) await context.close().catch(() => {})
   rmSync(profile, { recursive: true, force: true })
 }
-process.stdout.write(JSON.stringify(report) + '\n')
-process.exit(report.error ? 1 : 0)
+// Exit only once the report is flushed: stdout is a pipe, and a report is larger than its buffer.
+process.stdout.write(JSON.stringify(report) + '\n', () => process.exit(report.error ? 1 : 0))
