@@ -113,7 +113,8 @@ def _real_clock():
 
 @pytest.fixture(scope="session")
 def operator_tenant(emulators) -> Tenant:
-    return Tenant(OPERATOR_CLIENT_ID, operator=True)
+    # The same operator tenant as the demo world's (ops/demo.py), host included, whichever makes it first.
+    return Tenant(OPERATOR_CLIENT_ID, operator=True, hostnames=["operator.localhost"])
 
 
 @pytest.fixture

@@ -43,7 +43,7 @@ def run_pass(name: str, env: dict[str, str], id_token: str, max_time: int, extra
         cfg.write_text(config(env, id_token))
         cfg.chmod(0o600)
         command = [
-            str(ST), "--config-file", str(cfg), "run", f"{env['BASE_URL']}/api/openapi.json",
+            str(ST), "--config-file", str(cfg), "run", f"{env['BASE_URL']}/api/openapi.json", "--url", env["BASE_URL"],
             "--checks", CHECKS, "--max-time", str(max_time), "--workers", "1",
             "--suppress-health-check", SUPPRESSED_HEALTH_CHECKS,
             # The host names the demo client for exchange-token and guest sign-in (CONTRACT 5).

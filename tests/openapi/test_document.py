@@ -8,7 +8,7 @@ from werkzeug.routing import Rule
 from wellness_api.core import http, openapi
 from wellness_api.openapi import document
 
-DOC = document.build("http://127.0.0.1:5000")
+DOC = document.build()
 
 
 def _served() -> set[tuple[str, str]]:

@@ -84,20 +84,20 @@ HEADERS: dict[str, dict[str, Any]] = {
 class PlainError(BaseModel):
     """`{error}`: most areas."""
 
-    model_config = ConfigDict(extra="forbid", title="Error")
+    model_config = ConfigDict(extra="forbid")
     error: str = Field(description="What went wrong, for a person.")
 
 
 class CodedError(BaseModel):
     """`{code, error}`: custom tokens (7.1)."""
 
-    model_config = ConfigDict(extra="forbid", title="CodedError")
+    model_config = ConfigDict(extra="forbid")
     code: str = Field(description="Stable machine-readable code.")
     error: str
 
 
 class NestedErrorBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", title="NestedErrorBody")
+    model_config = ConfigDict(extra="forbid")
     code: str | None = Field(default=None, description="Absent only for 404, the polling 429 and 500 (7.6).")
     message: str
     requestId: str = Field(description="The same value as the x-request-id header.")
@@ -106,7 +106,7 @@ class NestedErrorBody(BaseModel):
 class NestedError(BaseModel):
     """`{error: {code, message, requestId}}`: Vital Scan (7.6)."""
 
-    model_config = ConfigDict(extra="forbid", title="NestedError")
+    model_config = ConfigDict(extra="forbid")
     error: NestedErrorBody
 
 

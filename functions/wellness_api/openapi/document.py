@@ -88,9 +88,9 @@ def _static_document() -> dict[str, Any]:
     }
 
 
-def build(base_url: str) -> dict[str, Any]:
-    """The document, with `base_url` as its server."""
-    return {**_static_document(), "servers": [{"url": base_url, "description": "This deployment"}]}
+def build() -> dict[str, Any]:
+    """The document. Its server is relative: the origin that served it, whichever host a client uses."""
+    return {**_static_document(), "servers": [{"url": "/", "description": "The origin that serves this document"}]}
 
 
 # ------------------------------------------------------------------------------ schemas

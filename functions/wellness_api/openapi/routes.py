@@ -3,7 +3,7 @@
 import flask
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core import config, http, openapi
+from ..core import http, openapi
 
 app = http.create_app("platform")
 api = openapi.Api(app, "Platform")
@@ -36,7 +36,7 @@ def health():
 def openapi_document():
     from . import document
 
-    response = flask.jsonify(document.build(config.base_url()))
+    response = flask.jsonify(document.build())
     response.headers["Cache-Control"] = "public, max-age=60"
     return response
 

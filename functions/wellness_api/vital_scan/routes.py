@@ -35,11 +35,6 @@ INTERNAL_ERROR_MESSAGE = "Internal server error."
 app = http.create_app("vital_scan", nested_envelope, oversized_status=400)
 api = openapi.Api(app, "Vital Scan")
 
-UNAVAILABLE_CODES = (
-    failures.ENTITLEMENT_UNAVAILABLE, failures.RATE_LIMIT_UNAVAILABLE, "free_membership_unavailable",
-    "free_allowance_unavailable", failures.CREATION_UNAVAILABLE, failures.COMMIT_OUTCOME_UNKNOWN,
-    "usage_event_unavailable",
-)
 # The common access boundary, run before every partner handler (7.6).
 BOUNDARY = (
     error(401, "Bearer API key missing, invalid, expired or revoked.", access.INVALID_API_KEY),
@@ -47,13 +42,15 @@ BOUNDARY = (
           *(code for code, _ in access.ACCESS_DENIALS.values())),
     error(429, "The workspace's requests-per-minute limit is exceeded; honour Retry-After.",
           access.RATE_LIMIT_EXCEEDED, headers=[RETRY_AFTER]),
-    error(503, "A required dependency is temporarily unavailable. After a create, do not retry automatically.",
-          *UNAVAILABLE_CODES),
+    error(503, "A required dependency is temporarily unavailable.", failures.ENTITLEMENT_UNAVAILABLE,
+          failures.RATE_LIMIT_UNAVAILABLE),
 )
+SESSION_UNAVAILABLE = error(503, "The session store is temporarily unavailable; retry.",
+                            failures.VITAL_SCAN_UNAVAILABLE)
 HOSTED_ERRORS = (
     error(401, "Missing or unknown scanToken.", NO_CODE),
     error(410, "The session has ended (completed, failed or expired).", NO_CODE),
-    error(503, "Vital Scan is temporarily unavailable; retry.", *UNAVAILABLE_CODES),
+    SESSION_UNAVAILABLE,
 )
 NOT_FOUND = error(404, "Unknown or deleted session.", NO_CODE)
 
@@ -111,7 +108,9 @@ def _parse(model, max_bytes: int | None = None):
                              "not approved.", "invalid_request", "return_origin_not_approved"),
                   error(402, "No points left in the current cycle.", "insufficient_credits",
                         model=InsufficientCredits),
-                  error(500, "Unexpected error during session creation.", "vital_scan_creation_failed")])
+                  error(500, "Unexpected error during session creation.", CREATION_FAILED),
+                  error(503, "Do not retry automatically: commit_outcome_unknown means the session may exist.",
+                        failures.CREATION_UNAVAILABLE, failures.COMMIT_OUTCOME_UNKNOWN)])
 def create_session():
     workspace = access.open_workspace()
     body = _parse(CreateSessionBody, MAX_CREATE_BODY_BYTES)
@@ -125,7 +124,7 @@ def create_session():
          description="Uses no point but counts toward the rate limit. Poll one session at most once every five "
                      "seconds; metrics are null until completed.",
          security=[API_KEY], responses={200: SessionResult}, response_headers=RATELIMIT_HEADERS,
-         errors=[*BOUNDARY, NOT_FOUND,
+         errors=[*BOUNDARY, NOT_FOUND, SESSION_UNAVAILABLE,
                  error(429, "Polled again within five seconds (no code); honour Retry-After.", NO_CODE,
                        headers=[RETRY_AFTER]),
                  error(500, "Unexpected error.", NO_CODE)])
@@ -138,7 +137,7 @@ def get_session(vital_scan_result_id: str):
             summary="Delete a Vital Scan session",
             description="Free; a soft delete: later access answers 404. The point is not refunded.",
             security=[API_KEY], responses={204: None}, response_headers=RATELIMIT_HEADERS,
-            errors=[*BOUNDARY, NOT_FOUND, error(500, "Unexpected error.", NO_CODE)])
+            errors=[*BOUNDARY, NOT_FOUND, SESSION_UNAVAILABLE, error(500, "Unexpected error.", NO_CODE)])
 def delete_session(vital_scan_result_id: str):
     workspace = access.open_workspace()
     service.delete_session(workspace, vital_scan_result_id)
