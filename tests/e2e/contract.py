@@ -13,7 +13,8 @@ class Contract:
         self.document = document
         self.operations: list[tuple[str, re.Pattern, str]] = []
         for path, item in document["paths"].items():
-            pattern = re.compile("^" + re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(path)) + "/?$")
+            # Trailing slashes are optional on every route (the apps do not redirect).
+            pattern = re.compile("^" + re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(path.rstrip("/"))) + "/?$")
             for method in item:
                 self.operations.append((method.upper(), pattern, path))
         self.checked: set[tuple[str, str, str]] = set()

@@ -39,7 +39,7 @@ def app_for(path: str) -> flask.Flask:
 # ------------------------------------------------------------------------------ client token (4.2)
 
 
-@api.post("/api/client/token", operation_id="issueClientToken", summary="Get a client token",
+@api.post("/api/client/token/", operation_id="issueClientToken", summary="Get a client token",
           description="clientSecret accepts any active API key of the client. The trailing slash of "
                       "`/api/client/token/` is optional. Revoking the key ends its client tokens.",
           body=client_token.ClientTokenBody, example={"clientId": "$CLIENT_ID", "clientSecret": "$API_KEY"},
