@@ -5,6 +5,10 @@ Each function imports its area inside the call, so a cold start pays only for th
 (firebase.json).
 """
 
+import os
+
+import flask
+import functions_framework
 from firebase_functions import https_fn, options, scheduler_fn
 
 from wellness_api.core import config
@@ -60,3 +64,24 @@ def vitalscansweep(event: scheduler_fn.ScheduledEvent) -> None:
     from wellness_api.vital_scan import service
 
     service.sweep_expired()
+
+
+def _serve_paths_the_runtime_cannot_route() -> None:
+    """Hand paths the functions runtime's own router refuses to this process's function.
+
+    The runtime routes every request through a `/<path:path>` rule whose pattern stops at a line break, so
+    a path segment holding one (`/api/clients/%0A/api-keys`, found by the fuzz run) got the runtime's HTML
+    404 before any area ran. Its 404 handler now calls the function this process serves
+    (FUNCTION_TARGET), whose area answers in its own envelope. Outside the runtime this registers nothing.
+    """
+    function = globals().get(os.environ.get("FUNCTION_TARGET", ""))
+    endpoint = getattr(function, "__firebase_endpoint__", None)
+    if endpoint is None or endpoint.httpsTrigger is None:
+        return  # not an HTTPS function (a scheduled or task worker), or not inside the runtime
+
+    @functions_framework.errorhandler(404)
+    def _unroutable(_exc):
+        return function(flask.request)
+
+
+_serve_paths_the_runtime_cannot_route()

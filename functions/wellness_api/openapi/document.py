@@ -35,8 +35,7 @@ APPS = (
     ("wellness_api.vital_scan.routes", "app"),
 )
 
-# Ids the platform mints or accepts (tenancy.valid_id). The functions runtime itself answers a path segment
-# holding a control character with its own HTML 404, before any area sees it.
+# Ids the platform mints or accepts (tenancy.valid_id).
 ID_SCHEMA = {"type": "string", "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1, "maxLength": 64}
 DEMO_CLIENT_ID = "demo-fitness"  # the demo world's client (ops/demo.py), the value of every example
 PATH_PARAMS = {
