@@ -9,10 +9,11 @@
 #                            Storage rules runtime: cached jar, else download when online, else the
 #                            offline stand-in built from devstack/StorageRulesStandIn.java
 #   functions/.secret.local  CLIENT_JWT_SECRET for the Functions emulator (created once, git-ignored)
-#   web/node_modules/        npm ci in web/ (Scalar, esbuild, playwright-core), when web/package*.json/node
+#   web/node_modules/        npm ci in web/ (Scalar, face-api, esbuild, playwright-core), when web/package*.json/node
 #                            changed (stamp)
-#   public/docs/             the /docs bundle (node web/build.mjs), when its sources or the web lock changed
-#                            or the output is missing (stamp)
+#   public/docs/,            the /docs bundle and the hosted Vital Scan page's script and face-detector
+#   public/vital-scan/       weights (node web/build.mjs), when their sources or the web lock changed or the
+#                            output is missing (stamp)
 #   /usr/bin/chromium        Debian's chromium for tests/browser (apt-get, only as root; else a warning)
 #
 # The choices land in .devstack/env.generated, read by devstack/env.sh.
@@ -246,23 +247,26 @@ read -r web_key docs_key < <(node -e '
     return h.digest("hex");
   };
   console.log(key("web/package.json", "web/package-lock.json"),
-    key("web/docs.js", "web/csp.js", "web/build.mjs", "web/package-lock.json"));')
+    key("web/docs.js", "web/csp.js", "web/vital-scan.js", "web/build.mjs", "web/package-lock.json"));')
 [ -n "$docs_key" ] || die "could not hash the web/ sources with node"
 if ! stamp_ok web-npm "$web_key" || [ ! -x web/node_modules/.bin/esbuild ] \
     || [ ! -f web/node_modules/@scalar/api-reference/package.json ] \
-    || [ ! -f web/node_modules/playwright-core/package.json ]; then
+    || [ ! -f web/node_modules/playwright-core/package.json ] \
+    || [ ! -f web/node_modules/@vladmandic/face-api/package.json ]; then
   if [ -x web/node_modules/.bin/esbuild ] && tree_matches_lock web; then
     log "web/node_modules already matches web/package-lock.json"
   else
-    log "npm ci in web/ (@scalar/api-reference, esbuild, playwright-core) ..."
+    log "npm ci in web/ (@scalar/api-reference, @vladmandic/face-api, esbuild, playwright-core) ..."
     (cd web && npm ci --include=optional --no-audit --no-fund --loglevel=error)
   fi
   stamp_set web-npm "$web_key"
 fi
-# The bundle: public/docs/docs.js, docs.css and chunks/ (git-ignored; public/docs/index.html loads them).
+# The bundles: public/docs/docs.js, docs.css and chunks/; public/vital-scan/scan.js and models/ (all
+# git-ignored; the committed index.html of each loads them).
 if ! stamp_ok web-docs "$docs_key" || [ ! -f public/docs/docs.js ] || [ ! -f public/docs/docs.css ] \
-    || [ ! -d public/docs/chunks ]; then
-  log "bundling the API reference page into public/docs/ (esbuild) ..."
+    || [ ! -d public/docs/chunks ] || [ ! -f public/vital-scan/scan.js ] \
+    || [ ! -f public/vital-scan/models/tiny_face_detector_model.bin ]; then
+  log "bundling the API reference and Vital Scan pages into public/docs/ and public/vital-scan/ (esbuild) ..."
   node web/build.mjs
   stamp_set web-docs "$docs_key"
 fi

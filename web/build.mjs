@@ -1,11 +1,16 @@
-// Bundles the /docs page (web/docs.js + Scalar) into public/docs/ with esbuild. Run by
+// Bundles the /docs page (web/docs.js + Scalar) into public/docs/ and the hosted Vital Scan page's script
+// (web/vital-scan.js + @vladmandic/face-api) into public/vital-scan/ with esbuild. Run by
 // devstack/install.sh (`node web/build.mjs`); prints the size of what it wrote.
 //
 //   public/docs/index.html        committed, loads the two fixed names below
 //   public/docs/docs.js, docs.css the entry (fixed names: revalidated on every load)
 //   public/docs/chunks/*-HASH.js  lazily loaded parts (content-hashed: cached for a year)
+//   public/vital-scan/index.html  committed, loads scan.js
+//   public/vital-scan/scan.js     the page's script with the face detector (tfjs bundled in)
+//   public/vital-scan/models/     the detector's weights, copied from the npm package (self-hosted, no CDN):
+//                                 TinyFaceDetector and the tiny 68-point landmarks
 import { build } from 'esbuild'
-import { readdirSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -59,3 +64,37 @@ const entry = files.filter(([n]) => n === 'docs.js' || n === 'docs.css').map(([n
 console.log(`[web] bundled public/docs/ in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
   `${entry.join(', ')}; ${files.length} files, ${(total / 1024 / 1024).toFixed(2)} MiB in all` +
   (result.warnings.length ? `; ${result.warnings.length} warning(s)` : ''))
+
+// ------------------------------------------------------------------------------- the hosted Vital Scan page
+const scanDir = join(here, '..', 'public', 'vital-scan')
+for (const name of readdirSync(scanDir)) {
+  if (name !== 'index.html') rmSync(join(scanDir, name), { recursive: true, force: true })
+}
+const scanStarted = Date.now()
+const scanResult = await build({
+  absWorkingDir: here,
+  entryPoints: { scan: 'vital-scan.js' },
+  outdir: scanDir,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['es2022', 'chrome110', 'firefox115', 'safari16'],
+  minify: true,
+  legalComments: 'linked',
+  entryNames: '[name]',
+  define: { 'process.env.NODE_ENV': '"production"' },
+  logLevel: 'warning',
+})
+const modelSrc = join(here, 'node_modules', '@vladmandic', 'face-api', 'model')
+const modelDir = join(scanDir, 'models')
+mkdirSync(modelDir, { recursive: true })
+let modelBytes = 0
+for (const model of ['tiny_face_detector_model', 'face_landmark_68_tiny_model']) {
+  for (const file of [`${model}-weights_manifest.json`, `${model}.bin`]) {
+    copyFileSync(join(modelSrc, file), join(modelDir, file))
+    modelBytes += statSync(join(modelDir, file)).size
+  }
+}
+console.log(`[web] bundled public/vital-scan/ in ${((Date.now() - scanStarted) / 1000).toFixed(1)} s: ` +
+  `scan.js ${(statSync(join(scanDir, 'scan.js')).size / 1024).toFixed(0)} KiB, models ${(modelBytes / 1024).toFixed(0)} KiB` +
+  (scanResult.warnings.length ? `; ${scanResult.warnings.length} warning(s)` : ''))

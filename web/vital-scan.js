@@ -1,0 +1,534 @@
+// The hosted Vital Scan page (public/vital-scan/index.html; CONTRACT 4, spec 4.8). Bundled by web/build.mjs
+// into public/vital-scan/scan.js with the face detector (@vladmandic/face-api: TinyFaceDetector and the
+// tiny 68-point landmarks, weights self-hosted under /vital-scan/models/).
+//
+// What leaves the device: only the mean skin colour of the forehead and cheeks per frame, with its time
+// ({fps, t, rgb} to POST measurement). No image or video is stored or sent.
+import * as faceapi from '@vladmandic/face-api'
+
+const API = '/api/hosted/vital-scan'
+const MODELS = '/vital-scan/models'
+const CAPTURE_MS = 30000 // the capture; the server needs at least 15 s
+const DETECT_EVERY_MS = 400 // face detection; colours are sampled on every video frame in between
+const MIN_FACE_WIDTH = 0.18 // of the frame width
+const MIN_LUMA = 55 // mean luma (0-255) of the skin regions
+const MAX_SHIFT = 0.12 // of the face width, between two detections
+const NO_FACE_GRACE = 2 // detections without a face before the capture stops
+
+const TEXT = {
+  en: {
+    title: 'Vital Scan',
+    loading: 'Loading…',
+    intro: 'This scan uses your camera for about 30 seconds to estimate your heart rate and other vital signs. Sit still in good light with your face inside the oval.',
+    privacy: 'No video or picture leaves your device: only the average skin colour of your face, frame by frame.',
+    start: 'Start scan', retry: 'Try again', continue: 'Continue', exit: 'Exit',
+    progress: 'Progress',
+    cameraStarting: 'Starting the camera…',
+    modelLoading: 'Loading the face detector…',
+    noFace: 'No face found. Look at the camera with your face inside the oval.',
+    tooSmall: 'Your face is too small. Move closer to the camera.',
+    tooDark: 'It is too dark. Move to a brighter place or face a light.',
+    movement: 'Too much movement. Hold still.',
+    holdStill: 'Hold still…',
+    measuring: 'Measuring. Hold still and keep your face in the oval.',
+    left: (s) => `${s} s left`,
+    restart: 'The scan stopped. It starts again when your face is in the oval.',
+    sending: 'Calculating your results…',
+    cameraDenied: 'Camera access was denied. To scan, allow the camera for this page in your browser settings and try again, or exit.',
+    cameraMissing: 'No camera was found on this device. You can exit and try again on a device with a camera.',
+    cameraError: 'The camera could not be started. Close other apps that use it and try again, or exit.',
+    resultsTitle: 'Your results',
+    noResults: 'The scan is complete, but no measurement could be made this time.',
+    resultsNote: 'These results are estimates for wellness purposes only, not a medical diagnosis.',
+    completed: 'The scan is complete. You can close this window.',
+    ended: 'This scan has ended. You can close this window.',
+    invalid: 'This scan link is not valid.',
+    framed: 'This page cannot be shown inside another page. Open the scan link directly.',
+    error: 'Something went wrong. Please try again.',
+    exited: 'You left the scan. You can close this window.',
+    metrics: { hr: ['Heart rate', 'bpm'], hrv: ['Heart rate variability', 'ms'], rr: ['Breathing rate', 'breaths/min'],
+      spo2: ['Blood oxygen', '%'], sbp: ['Systolic blood pressure', 'mmHg'], dbp: ['Diastolic blood pressure', 'mmHg'],
+      si: ['Stress index', ''] },
+  },
+  'zh-Hant': {
+    title: '生命體徵掃描',
+    loading: '載入中…',
+    intro: '此掃描會使用您的相機約 30 秒，以估算您的心率及其他生命體徵。請在光線充足處坐定，並讓臉部位於橢圓框內。',
+    privacy: '影片或相片不會離開您的裝置，只會傳送每一格畫面中臉部皮膚的平均顏色。',
+    start: '開始掃描', retry: '再試一次', continue: '繼續', exit: '離開',
+    progress: '進度',
+    cameraStarting: '正在啟動相機…',
+    modelLoading: '正在載入臉部偵測…',
+    noFace: '找不到臉部。請看著相機，並讓臉部位於橢圓框內。',
+    tooSmall: '臉部太小，請靠近相機。',
+    tooDark: '光線太暗，請移到較明亮的地方或面向光源。',
+    movement: '移動太多，請保持不動。',
+    holdStill: '請保持不動…',
+    measuring: '測量中，請保持不動，並讓臉部留在橢圓框內。',
+    left: (s) => `剩餘 ${s} 秒`,
+    restart: '掃描已停止。臉部回到橢圓框內後會重新開始。',
+    sending: '正在計算結果…',
+    cameraDenied: '相機存取遭拒。若要掃描，請在瀏覽器設定中允許此頁面使用相機後再試一次，或選擇離開。',
+    cameraMissing: '此裝置上找不到相機。您可以離開，並在有相機的裝置上再試一次。',
+    cameraError: '無法啟動相機。請關閉其他正在使用相機的應用程式後再試一次，或選擇離開。',
+    resultsTitle: '您的結果',
+    noResults: '掃描已完成，但這次未能取得測量結果。',
+    resultsNote: '結果僅為健康參考的估算值，並非醫療診斷。',
+    completed: '掃描已完成，您可以關閉此視窗。',
+    ended: '此掃描已結束，您可以關閉此視窗。',
+    invalid: '此掃描連結無效。',
+    framed: '此頁面無法在其他頁面中顯示，請直接開啟掃描連結。',
+    error: '發生錯誤，請再試一次。',
+    exited: '您已離開掃描，可以關閉此視窗。',
+    metrics: { hr: ['心率', '次/分'], hrv: ['心率變異', '毫秒'], rr: ['呼吸頻率', '次/分'], spo2: ['血氧', '%'],
+      sbp: ['收縮壓', 'mmHg'], dbp: ['舒張壓', 'mmHg'], si: ['壓力指數', ''] },
+  },
+  'zh-Hans': {
+    title: '生命体征扫描',
+    loading: '加载中…',
+    intro: '此扫描会使用您的摄像头约 30 秒，以估算您的心率及其他生命体征。请在光线充足处坐好，并让脸部位于椭圆框内。',
+    privacy: '视频或照片不会离开您的设备，只会发送每一帧画面中脸部皮肤的平均颜色。',
+    start: '开始扫描', retry: '再试一次', continue: '继续', exit: '退出',
+    progress: '进度',
+    cameraStarting: '正在启动摄像头…',
+    modelLoading: '正在加载人脸检测…',
+    noFace: '未检测到人脸。请看着摄像头，并让脸部位于椭圆框内。',
+    tooSmall: '脸部太小，请靠近摄像头。',
+    tooDark: '光线太暗，请移到较明亮的地方或面向光源。',
+    movement: '移动太多，请保持不动。',
+    holdStill: '请保持不动…',
+    measuring: '测量中，请保持不动，并让脸部留在椭圆框内。',
+    left: (s) => `剩余 ${s} 秒`,
+    restart: '扫描已停止。脸部回到椭圆框内后会重新开始。',
+    sending: '正在计算结果…',
+    cameraDenied: '摄像头访问被拒绝。若要扫描，请在浏览器设置中允许此页面使用摄像头后再试一次，或选择退出。',
+    cameraMissing: '此设备上未找到摄像头。您可以退出，并在有摄像头的设备上再试一次。',
+    cameraError: '无法启动摄像头。请关闭其他正在使用摄像头的应用后再试一次，或选择退出。',
+    resultsTitle: '您的结果',
+    noResults: '扫描已完成，但这次未能获得测量结果。',
+    resultsNote: '结果仅为健康参考的估算值，并非医疗诊断。',
+    completed: '扫描已完成，您可以关闭此窗口。',
+    ended: '此扫描已结束，您可以关闭此窗口。',
+    invalid: '此扫描链接无效。',
+    framed: '此页面无法在其他页面中显示，请直接打开扫描链接。',
+    error: '发生错误，请再试一次。',
+    exited: '您已退出扫描，可以关闭此窗口。',
+    metrics: { hr: ['心率', '次/分'], hrv: ['心率变异性', '毫秒'], rr: ['呼吸频率', '次/分'], spo2: ['血氧', '%'],
+      sbp: ['收缩压', 'mmHg'], dbp: ['舒张压', 'mmHg'], si: ['压力指数', ''] },
+  },
+}
+
+// The session's locale (en, zh, zh-Hant, zh-Hans, zh-TW) to a text set: zh-TW is Traditional; a bare zh
+// takes its likely script, Simplified (CLDR: zh -> zh-Hans-CN).
+export function textLocale(locale) {
+  if (locale === 'zh-Hant' || locale === 'zh-TW') return 'zh-Hant'
+  if (locale === 'zh-Hans' || locale === 'zh') return 'zh-Hans'
+  return 'en'
+}
+
+const $ = (id) => document.getElementById(id)
+const el = {
+  title: $('title'), message: $('message'), intro: $('intro'), introText: $('intro-text'), privacy: $('privacy'),
+  camera: $('camera'), video: $('preview'), guide: $('guide'), guidance: $('guidance'), progress: $('progress'),
+  progressLabel: $('progress-label'), results: $('results'), resultsTitle: $('results-title'), metrics: $('metrics'),
+  resultsNote: $('results-note'), start: $('start'), retry: $('retry'), continue: $('continue'), exit: $('exit'),
+}
+let text = TEXT.en
+let token = null
+let stream = null
+let redirectUrl = null
+let busy = false
+
+function say(key, ...args) {
+  const value = text[key]
+  el.message.textContent = typeof value === 'function' ? value(...args) : value
+}
+function guide(key, kind, ...args) {
+  const value = key ? text[key] : ''
+  el.guidance.textContent = typeof value === 'function' ? value(...args) : value
+  el.guidance.className = kind || ''
+  el.guide.classList.toggle('ok', kind === 'ok')
+}
+function buttons(...shown) {
+  for (const name of ['start', 'retry', 'continue', 'exit']) el[name].hidden = !shown.includes(name)
+  const first = el[shown[0]]
+  if (first && document.activeElement !== first) first.focus()
+}
+
+function call(method, path, body) {
+  return fetch(API + path, {
+    method,
+    headers: { Authorization: 'Bearer ' + token, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+    cache: 'no-store',
+    credentials: 'omit',
+    referrerPolicy: 'no-referrer',
+  }).then((response) => response.json().catch(() => ({})).then((json) => ({ status: response.status, body: json })))
+}
+
+function stopCamera() {
+  if (stream) for (const track of stream.getTracks()) track.stop()
+  stream = null
+  el.video.srcObject = null
+}
+
+function forget() { sessionStorage.removeItem('vitalScanToken') }
+
+// A terminal or refused session: say why, offer nothing.
+function refuse(status) {
+  stopCamera()
+  forget()
+  el.intro.hidden = el.camera.hidden = true
+  buttons()
+  say(status === 410 ? 'ended' : status === 401 ? 'invalid' : 'error')
+}
+
+function leaveTo(url, fallbackKey) {
+  stopCamera()
+  forget()
+  if (url) { window.location.replace(url); return }
+  el.intro.hidden = el.camera.hidden = true
+  buttons()
+  say(fallbackKey)
+  el.title.focus()
+}
+
+async function exitScan() {
+  if (busy) return
+  busy = true
+  el.exit.disabled = true
+  try {
+    const res = await call('POST', '/exit')
+    if (res.status !== 200) { refuse(res.status); return }
+    leaveTo(res.body.redirectUrl, 'exited')
+  } catch {
+    say('error')
+  } finally {
+    busy = false
+    el.exit.disabled = false
+  }
+}
+
+// ------------------------------------------------------------------------------------------- the detector
+let detectorReady = null
+function loadDetector() {
+  if (!detectorReady) {
+    detectorReady = (async () => {
+      // WebGL where the browser has it, else the CPU backend (no GPU, e.g. a headless test browser).
+      let backend = 'cpu'
+      try {
+        const gl = document.createElement('canvas').getContext('webgl2') || document.createElement('canvas').getContext('webgl')
+        if (gl) backend = 'webgl'
+      } catch { /* cpu */ }
+      if (!(await faceapi.tf.setBackend(backend).catch(() => false))) await faceapi.tf.setBackend('cpu')
+      await faceapi.tf.ready()
+      await faceapi.nets.tinyFaceDetector.loadFromUri(MODELS)
+      await faceapi.nets.faceLandmark68TinyNet.loadFromUri(MODELS)
+      window.__vitalScanBackend = faceapi.tf.getBackend()
+    })()
+    detectorReady.catch(() => { detectorReady = null })
+  }
+  return detectorReady
+}
+
+const detectorOptions = new faceapi.TinyFaceDetectorOptions({ inputSize: 224, scoreThreshold: 0.4 })
+
+// The forehead and both cheeks of a detection, as rectangles in video pixels.
+export function skinRegions(points, box) {
+  const xs = (idx) => idx.map((i) => points[i].x)
+  const ys = (idx) => idx.map((i) => points[i].y)
+  const browTop = Math.min(...ys([17, 18, 19, 20, 21, 22, 23, 24, 25, 26]))
+  const chin = points[8].y
+  const faceH = Math.max(chin - browTop, box.height * 0.6)
+  const rects = []
+  // Forehead: between the middle of the brows, above them.
+  rects.push({ x: points[19].x, y: browTop - 0.22 * faceH, w: points[24].x - points[19].x, h: 0.15 * faceH })
+  // Cheeks: under each eye, from its outer corner to its inner corner, down to the nose tip.
+  const cheekTop = (eye) => Math.max(...ys(eye)) + 0.06 * faceH
+  const noseTip = points[33].y
+  for (const [outer, inner, eye] of [[36, 39, [36, 37, 38, 39, 40, 41]], [42, 45, [42, 43, 44, 45, 46, 47]]]) {
+    const [x1, x2] = [Math.min(...xs([outer, inner])), Math.max(...xs([outer, inner]))]
+    const top = cheekTop(eye)
+    rects.push({ x: x1, y: top, w: x2 - x1, h: Math.max(noseTip - top, 0.08 * faceH) })
+  }
+  return rects.map((r) => ({ x: Math.round(r.x), y: Math.round(r.y), w: Math.round(r.w), h: Math.round(r.h) }))
+    .filter((r) => r.w >= 2 && r.h >= 2)
+}
+
+// Skin in YCbCr (a common explicit rule): keeps skin tones, drops eyebrows, hair, eyes, background.
+function isSkin(r, g, b) {
+  const y = 0.299 * r + 0.587 * g + 0.114 * b
+  const cb = 128 - 0.168736 * r - 0.331264 * g + 0.5 * b
+  const cr = 128 + 0.5 * r - 0.418688 * g - 0.081312 * b
+  return y > 35 && cb >= 77 && cb <= 127 && cr >= 133 && cr <= 173
+}
+
+// ------------------------------------------------------------------------------------------------ the scan
+const canvas = document.createElement('canvas')
+const ctx = canvas.getContext('2d', { willReadFrequently: true })
+
+function sample(regions) {
+  const w = el.video.videoWidth, h = el.video.videoHeight
+  if (!w || !h) return null
+  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h }
+  ctx.drawImage(el.video, 0, 0, w, h)
+  let n = 0, r = 0, g = 0, b = 0, all = 0, luma = 0
+  for (const rect of regions) {
+    const x = Math.max(0, rect.x), y = Math.max(0, rect.y)
+    const rw = Math.min(w, rect.x + rect.w) - x, rh = Math.min(h, rect.y + rect.h) - y
+    if (rw < 1 || rh < 1) continue
+    const data = ctx.getImageData(x, y, rw, rh).data
+    for (let i = 0; i < data.length; i += 4) {
+      const pr = data[i], pg = data[i + 1], pb = data[i + 2]
+      all++
+      luma += 0.299 * pr + 0.587 * pg + 0.114 * pb
+      if (isSkin(pr, pg, pb)) { n++; r += pr; g += pg; b += pb }
+    }
+  }
+  if (!all) return null
+  return { skin: n / all, luma: luma / all, rgb: n ? [r / n, g / n, b / n] : null }
+}
+
+class Scan {
+  constructor(onDone) {
+    this.onDone = onDone
+    this.regions = null
+    this.lastBox = null
+    this.misses = 0
+    this.problem = 'noFace'
+    this.reset()
+    this.running = true
+    this.detecting = false
+    this.lastDetect = 0
+    this.lastFrame = -1
+    this.tick = this.tick.bind(this)
+    this.schedule()
+  }
+
+  reset() { this.t = []; this.rgb = []; this.startedAt = null }
+
+  schedule() {
+    if (!this.running) return
+    if ('requestVideoFrameCallback' in HTMLVideoElement.prototype) el.video.requestVideoFrameCallback(this.tick)
+    else requestAnimationFrame((now) => this.tick(now, null))
+  }
+
+  stop() { this.running = false }
+
+  async detect() {
+    this.detecting = true
+    try {
+      const found = await faceapi.detectSingleFace(el.video, detectorOptions).withFaceLandmarks(true)
+      if (!this.running) return
+      const w = el.video.videoWidth
+      if (!found) {
+        this.misses++
+        if (this.misses >= NO_FACE_GRACE || !this.regions) { this.regions = null; this.setProblem('noFace') }
+        return
+      }
+      this.misses = 0
+      const box = found.detection.box
+      const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 }
+      const moved = this.lastBox && Math.hypot(centre.x - this.lastBox.x, centre.y - this.lastBox.y) > MAX_SHIFT * box.width
+      this.lastBox = centre
+      this.regions = skinRegions(found.landmarks.positions, box)
+      if (box.width < MIN_FACE_WIDTH * w) this.setProblem('tooSmall')
+      else if (moved) this.setProblem('movement')
+      else if (this.lastLuma !== undefined && this.lastLuma < MIN_LUMA) this.setProblem('tooDark')
+      else this.setProblem(null)
+    } catch {
+      // a detection that failed counts as none
+      this.misses++
+    } finally {
+      this.detecting = false
+    }
+  }
+
+  setProblem(problem) {
+    const was = this.problem
+    this.problem = problem
+    if (problem) {
+      if (this.t.length) { this.reset(); say('restart') }
+      guide(problem, 'warn')
+      el.progress.value = 0
+      el.progressLabel.textContent = text.progress
+    } else if (was) {
+      guide('holdStill', 'ok')
+    }
+  }
+
+  tick(now, meta) {
+    if (!this.running) return
+    const frame = meta ? meta.presentedFrames : null
+    if (frame === null || frame !== this.lastFrame) {
+      this.lastFrame = frame
+      if (!this.detecting && now - this.lastDetect >= DETECT_EVERY_MS) {
+        this.lastDetect = now
+        this.detect()
+      }
+      if (this.regions) {
+        const s = sample(this.regions)
+        if (s) {
+          this.lastLuma = s.luma
+          if (s.luma < MIN_LUMA && !this.problem) this.setProblem('tooDark')
+          const at = meta && meta.captureTime ? meta.captureTime : meta && meta.expectedDisplayTime ? meta.expectedDisplayTime : now
+          if (!this.problem && s.rgb && s.skin > 0.2) this.record(at, s.rgb)
+        }
+      }
+    }
+    this.schedule()
+  }
+
+  record(at, rgb) {
+    if (this.t.length && at <= this.t[this.t.length - 1]) return
+    if (this.startedAt === null) { this.startedAt = at; el.message.textContent = ''; guide('measuring', 'ok') }
+    this.t.push(at)
+    this.rgb.push(rgb)
+    const elapsed = at - this.startedAt
+    el.progress.value = Math.min(100, Math.round((elapsed / CAPTURE_MS) * 100))
+    // The countdown is in the progress label (not a live region: no announcement every second).
+    const left = Math.max(0, Math.ceil((CAPTURE_MS - elapsed) / 1000))
+    el.progressLabel.textContent = `${text.progress}: ${text.left(left)}`
+    if (elapsed >= CAPTURE_MS) {
+      this.stop()
+      const t0 = this.t[0]
+      const t = this.t.map((v) => Math.round((v - t0) * 10) / 10)
+      const fps = Math.round(((t.length - 1) / (t[t.length - 1] / 1000)) * 100) / 100
+      const rgbOut = this.rgb.map((c) => c.map((v) => Math.round(v * 1000) / 1000))
+      this.onDone({ fps, t, rgb: rgbOut })
+    }
+  }
+}
+
+let scan = null
+
+async function startScan() {
+  if (busy) return
+  busy = true
+  buttons('exit')
+  el.intro.hidden = true
+  el.results.hidden = true
+  el.camera.hidden = false
+  el.progress.value = 0
+  guide('')
+  try {
+    const res = await call('POST', '/start') // idempotent while in_progress: a retry or a resume
+    if (res.status !== 200) { refuse(res.status); return }
+    say('cameraStarting')
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) throw Object.assign(new Error('no camera'), { name: 'NotFoundError' })
+    const detector = loadDetector()
+    stream = await navigator.mediaDevices.getUserMedia({
+      audio: false, video: { facingMode: 'user', width: { ideal: 640 }, height: { ideal: 480 }, frameRate: { ideal: 30 } },
+    })
+    el.video.srcObject = stream
+    await el.video.play().catch(() => {})
+    say('modelLoading')
+    await detector
+    say('noFace')
+    guide('noFace', 'warn')
+    scan = new Scan(sendTrace)
+  } catch (err) {
+    stopCamera()
+    el.camera.hidden = true
+    const name = err && err.name
+    say(name === 'NotAllowedError' || name === 'SecurityError' ? 'cameraDenied'
+      : name === 'NotFoundError' || name === 'OverconstrainedError' ? 'cameraMissing'
+        : name === 'NotReadableError' ? 'cameraError' : 'error')
+    buttons('retry', 'exit')
+  } finally {
+    busy = false
+  }
+}
+
+async function sendTrace(trace) {
+  stopCamera()
+  scan = null
+  guide('')
+  say('sending')
+  buttons()
+  try {
+    let res = await call('POST', '/measurement', trace)
+    if (res.status === 409) { // not started (e.g. a resume raced): start, then send again
+      const started = await call('POST', '/start')
+      if (started.status !== 200) { refuse(started.status); return }
+      res = await call('POST', '/measurement', trace)
+    }
+    if (res.status === 401 || res.status === 410) { refuse(res.status); return }
+    if (res.status !== 200) { say('error'); buttons('retry', 'exit'); return }
+    forget()
+    showResults(res.body.metrics, res.body.redirectUrl)
+  } catch {
+    say('error')
+    buttons('retry', 'exit')
+  }
+}
+
+function showResults(metrics, url) {
+  redirectUrl = url || null
+  el.camera.hidden = true
+  el.results.hidden = false
+  el.resultsTitle.textContent = text.resultsTitle
+  el.metrics.replaceChildren()
+  for (const [name, [label, unit]] of Object.entries(text.metrics)) {
+    const value = metrics ? metrics[name] : undefined
+    if (typeof value !== 'number' || !Number.isFinite(value)) continue // only what was measured
+    const dt = document.createElement('dt')
+    dt.textContent = label
+    const dd = document.createElement('dd')
+    dd.dataset.metric = name
+    dd.textContent = `${Math.round(value)}${unit ? ' ' + unit : ''}`
+    el.metrics.append(dt, dd)
+  }
+  const any = el.metrics.children.length > 0
+  el.metrics.hidden = !any
+  el.message.textContent = ''
+  el.resultsNote.textContent = (any ? text.resultsNote : text.noResults) + (redirectUrl ? '' : ' ' + text.completed)
+  buttons(...(redirectUrl ? ['continue'] : []))
+  el.resultsTitle.focus()
+}
+
+// ----------------------------------------------------------------------------------------------- start-up
+function applyText(locale) {
+  const key = textLocale(locale)
+  text = TEXT[key]
+  document.documentElement.lang = key
+  document.title = text.title
+  el.title.textContent = text.title
+  el.introText.textContent = text.intro
+  el.privacy.textContent = text.privacy
+  el.progressLabel.textContent = text.progress
+  for (const name of ['start', 'retry', 'continue', 'exit']) el[name].textContent = text[name]
+}
+
+function main() {
+  // The token lives in the fragment (never sent to a server by the browser); keep it for this tab only
+  // and remove it from the address bar at once, so it is not copied, bookmarked or shared.
+  const params = new URLSearchParams(window.location.hash.slice(1))
+  token = params.get('scanToken')
+  if (window.location.hash) history.replaceState(null, '', window.location.pathname + window.location.search)
+  // Never run inside a frame (Hosting also sends frame-ancestors 'none' and X-Frame-Options: DENY).
+  let framed = true
+  try { framed = window.top !== window.self } catch { framed = true }
+  if (framed) { token = null; say('framed'); return }
+  if (token) sessionStorage.setItem('vitalScanToken', token)
+  else token = sessionStorage.getItem('vitalScanToken')
+  if (!token) { refuse(401); return }
+
+  el.start.addEventListener('click', startScan)
+  el.retry.addEventListener('click', () => { if (scan) scan.stop(); scan = null; stopCamera(); startScan() })
+  el.exit.addEventListener('click', () => { if (scan) scan.stop(); exitScan() })
+  el.continue.addEventListener('click', () => leaveTo(redirectUrl, 'completed'))
+
+  say('loading')
+  call('GET', '/session').then((res) => {
+    if (res.status !== 200) { refuse(res.status); return }
+    applyText(res.body.locale || 'en')
+    if (res.body.status !== 'created' && res.body.status !== 'in_progress') { refuse(410); return }
+    el.message.textContent = ''
+    el.intro.hidden = false
+    buttons('start', 'exit')
+    loadDetector().catch(() => {}) // warm up while the user reads
+  }).catch(() => { say('error') })
+}
+
+main()
