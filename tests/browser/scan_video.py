@@ -1,0 +1,67 @@
+"""A fake camera for the Vital Scan page: a .y4m video of a real face whose skin pulses at a known rate.
+
+The face is the photograph in scikit-image's sample data (skimage.data.astronaut(), Eileen Collins; public
+domain, NASA). Its skin pixels (a YCbCr skin rule inside an ellipse around the face) get a sinusoidal
+colour change, mostly in green as in a real blood-volume pulse, of about 1.5 levels. Chromium plays the
+file as its camera (--use-file-for-fake-video-capture) and loops it; the loop holds a whole number of
+beats, so the pulse continues without a jump.
+"""
+
+from pathlib import Path
+
+import numpy as np
+from skimage import data
+
+WIDTH, HEIGHT = 320, 240
+# The crop of the 512x512 photograph: the face (about 100 px wide) near the middle of a 4:3 frame.
+LEFT, TOP = 65, 10
+FACE_CENTRE, FACE_AXES = (226, 122), (58, 72)  # in the photograph: x, y; half-width, half-height
+# Pulse per channel (levels at the peak): mostly green, a little red and blue.
+AMPLITUDE = np.array([0.4, 1.5, 0.3])
+
+
+def skin_mask(rgb: np.ndarray) -> np.ndarray:
+    """Skin pixels of the face: an explicit YCbCr rule inside an ellipse around the face."""
+    r, g, b = (rgb[..., i].astype(float) for i in range(3))
+    y = 0.299 * r + 0.587 * g + 0.114 * b
+    cb = 128 - 0.168736 * r - 0.331264 * g + 0.5 * b
+    cr = 128 + 0.5 * r - 0.418688 * g - 0.081312 * b
+    rows, cols = np.mgrid[0:rgb.shape[0], 0:rgb.shape[1]]
+    (cx, cy), (ax, ay) = FACE_CENTRE, FACE_AXES
+    inside = ((cols + LEFT - cx) / ax) ** 2 + ((rows + TOP - cy) / ay) ** 2 <= 1
+    return inside & (y > 35) & (cb >= 77) & (cb <= 127) & (cr >= 133) & (cr <= 173)
+
+
+def _to_yuv420(rgb: np.ndarray) -> bytes:
+    """BT.601 limited range (what Chromium's y4m reader assumes), 4:2:0 by averaging 2x2 blocks."""
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    y = 16 + 0.257 * r + 0.504 * g + 0.098 * b
+    u = 128 - 0.148 * r - 0.291 * g + 0.439 * b
+    v = 128 + 0.439 * r - 0.368 * g - 0.071 * b
+
+    def sub(c):
+        return c.reshape(HEIGHT // 2, 2, WIDTH // 2, 2).mean(axis=(1, 3))
+
+    planes = [y, sub(u), sub(v)]
+    return b"".join(np.clip(np.rint(p), 0, 255).astype(np.uint8).tobytes() for p in planes)
+
+
+def write_y4m(path: Path, bpm: float = 72.0, fps: int = 30, beats: int = 12) -> dict:
+    """Writes `beats` whole beats at `bpm` (72 bpm, 12 beats: 10 s, 300 frames at 30 fps); returns facts."""
+    frames = round(beats * 60 / bpm * fps)
+    image = data.astronaut()[TOP:TOP + HEIGHT, LEFT:LEFT + WIDTH].astype(float)
+    mask = skin_mask(image)[..., None]
+    with open(path, "wb") as out:
+        out.write(f"YUV4MPEG2 W{WIDTH} H{HEIGHT} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
+        for i in range(frames):
+            pulse = np.sin(2 * np.pi * bpm / 60 * i / fps)
+            frame = np.clip(image + mask * AMPLITUDE * pulse, 0, 255)
+            out.write(b"FRAME\n")
+            out.write(_to_yuv420(frame))
+    return {"path": str(path), "frames": frames, "fps": fps, "bpm": bpm, "skinPixels": int(mask.sum())}
+
+
+if __name__ == "__main__":  # python -m tests.browser.scan_video /tmp/face.y4m: look at it by hand
+    import sys
+
+    print(write_y4m(Path(sys.argv[1] if len(sys.argv) > 1 else "face.y4m")))

@@ -1,0 +1,134 @@
+"""The hosted Vital Scan page (public/vital-scan/) in a real browser with a fake camera (CONTRACT 4, spec 4.8).
+
+A partner creates a session with its API key; headless Chromium (phone-sized viewport) opens the
+session's vitalScanUrl through web/scan-check.mjs (playwright-core). Its camera is a .y4m video made here
+from a real photograph of a face (scikit-image's astronaut) whose skin pulses at a known heart rate
+(tests/browser/scan_video.py). The page finds the face with its bundled detector, records the mean skin
+colour per frame for about 30 s, sends the trace, shows the results and returns to the partner's
+returnUrl, which the driver answers itself (no https server). The partner's GET then shows the heart
+rate. A second run denies the camera: the page says so and Exit still returns with status=exited.
+
+Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-{scan,denied}/; the tests print the paths.
+"""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import requests
+
+from tests.browser.scan_video import write_y4m
+from tests.browser.test_docs_page import CHROMIUM, ROOT, SHOTS
+from tests.conftest import BASE_URL
+from tests.vital_scan.conftest import ORIGIN, make_partner
+
+pytestmark = pytest.mark.e2e
+
+DRIVER = ROOT / "web" / "scan-check.mjs"
+SESSIONS = BASE_URL + "/api/v1/vital-scan/sessions"
+TRUE_BPM = 72.0
+
+
+def _require_browser():
+    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
+        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium or set DEVSTACK_CHROMIUM", pytrace=False)
+    for needed in (ROOT / "web" / "node_modules" / "playwright-core", ROOT / "public" / "vital-scan" / "scan.js",
+                   ROOT / "public" / "vital-scan" / "models" / "tiny_face_detector_model.bin"):
+        if not needed.exists():
+            pytest.fail(f"{needed.relative_to(ROOT)} is missing: run `make install` (devstack/install.sh)", pytrace=False)
+
+
+def _create(partner, **body) -> dict:
+    response = requests.post(SESSIONS, json={"userId": "member-7", **body}, headers=partner.headers, timeout=60)
+    assert response.status_code == 201, response.text
+    session = response.json()["data"]
+    # vitalScanUrl carries the functions' PUBLIC_BASE_URL; the browser opens the same page on this stack.
+    url = urlsplit(session["vitalScanUrl"])
+    assert url.path == "/vital-scan/" and url.fragment.startswith("scanToken=")
+    session["pageUrl"] = f"{BASE_URL}{url.path}#{url.fragment}"
+    session["token"] = url.fragment.split("=", 1)[1]
+    return session
+
+
+def _drive(session: dict, name: str, *extra: str, timeout: int = 240) -> dict:
+    command = ["node", str(DRIVER), "--url", session["pageUrl"], "--return-origin", ORIGIN,
+               "--shots", str(SHOTS / f"vital-scan-{name}"), *extra]
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    lines = proc.stdout.strip().splitlines()
+    if not lines:
+        pytest.fail(f"web/scan-check.mjs printed nothing (exit {proc.returncode}): {proc.stderr[-2000:]}", pytrace=False)
+    report = json.loads(lines[-1])
+    assert not report.get("error"), f"the browser run failed: {report['error']}\n{json.dumps(report)[:4000]}"
+    return report
+
+
+def _common(report: dict, session: dict):
+    # The token left the address bar at once, and the page ran on a phone-sized screen without overflow.
+    assert "scanToken" not in report["addressAfterLoad"] and "#" not in report["addressAfterLoad"]
+    assert report["pageWidth"] <= 390
+    assert report["startButton"]["height"] >= 44 and report["startButton"]["focused"]
+    assert report["offHost"] == [] and report["pageErrors"] == [] and report["failed"] == []
+    # No hosted call carries anything in its URL (the token travels in the Authorization header).
+    assert all("?" not in call for call in report["hosted"]), report["hosted"]
+    # The return: the approved returnUrl with the session id and status, nothing else added.
+    back = urlsplit(report["returnUrl"])
+    assert f"{back.scheme}://{back.netloc}" == ORIGIN and back.path == "/vital-scan/done"
+    query = parse_qs(back.query)
+    assert query["vital_scan_session_id"] == [session["vitalScanResultId"]] and query["ref"] == ["a1"]
+    assert set(query) == {"ref", "vital_scan_session_id", "status"}
+    assert session["token"] not in report["returnUrl"] and not back.fragment
+    return query["status"]
+
+
+def test_scan_with_a_pulsing_face_completes_and_returns_with_the_heart_rate(tenant, tmp_path, capsys):
+    _require_browser()
+    video = write_y4m(tmp_path / "face.y4m", bpm=TRUE_BPM)
+    partner = make_partner(tenant, points=2)
+    session = _create(partner, locale="en", returnUrl=f"{ORIGIN}/vital-scan/done?ref=a1")
+
+    report = _drive(session, "scan", "--video", video["path"])
+
+    assert report["lang"] == "en" and "Start scan" in report["introText"] and "camera" in report["introText"]
+    assert _common(report, session) == ["completed"]
+    assert report["hosted"][:2] == ["GET /api/hosted/vital-scan/session", "POST /api/hosted/vital-scan/start"]
+    assert "POST /api/hosted/vital-scan/measurement" in report["hosted"]
+    # The trace: mean skin colours with their times, about 30 s of them at about the camera's 30 fps.
+    measured = report["measurement"]
+    assert measured["keys"] == ["fps", "rgb", "t"], measured
+    assert 29.5 <= measured["seconds"] <= 33 and 20 <= measured["fps"] <= 31, measured
+    assert any(g.startswith("Measuring") for g in report["guidanceSeen"]), report["guidanceSeen"]
+    assert report["focused"] == "results-title"
+
+    polled = requests.get(f"{SESSIONS}/{session['vitalScanResultId']}", headers=partner.headers, timeout=60)
+    assert polled.status_code == 200, polled.text
+    data = polled.json()["data"]
+    assert data["status"] == "completed" and data["completedAt"]
+    with capsys.disabled():
+        print(f"\n[vital scan page] {report['timings']} backend {report.get('backend')}; trace {measured}; "
+              f"metrics {data['metrics']}; shown {report['metrics']}; screenshots {report['shots']}")
+    # The heart rate the engine found in the trace the page recorded, within 3 bpm of the video's.
+    assert data["metrics"] and abs(data["metrics"]["hr"] - TRUE_BPM) <= 3, data["metrics"]
+    assert report["metrics"].get("hr") == f"{round(data['metrics']['hr'])} bpm"
+
+
+def test_camera_denied_says_so_and_exit_still_returns(tenant, capsys):
+    _require_browser()
+    partner = make_partner(tenant, points=2)
+    session = _create(partner, locale="zh-TW", returnUrl=f"{ORIGIN}/vital-scan/done?ref=a1")
+
+    report = _drive(session, "denied", "--deny-camera", timeout=120)
+
+    assert report["lang"] == "zh-Hant" and "開始掃描" in report["introText"]
+    assert "相機存取遭拒" in report["cameraMessage"], report["cameraMessage"]
+    assert report["focused"] == "retry"
+    assert _common(report, session) == ["exited"]
+    assert report["hosted"] == ["GET /api/hosted/vital-scan/session", "POST /api/hosted/vital-scan/start",
+                                "POST /api/hosted/vital-scan/exit"]
+    # Leaving is not failing: the session stays in progress (it can be resumed).
+    polled = requests.get(f"{SESSIONS}/{session['vitalScanResultId']}", headers=partner.headers, timeout=60)
+    assert polled.status_code == 200 and polled.json()["data"]["status"] == "in_progress"
+    with capsys.disabled():
+        print(f"\n[vital scan page, camera denied] {report['timings']}; screenshots {report['shots']}")

@@ -1,0 +1,181 @@
+// Runs the hosted Vital Scan page in headless Chromium (Debian's /usr/bin/chromium driven by
+// playwright-core) on a phone-sized viewport with a fake camera, and prints one JSON report on stdout.
+// Used by tests/browser/test_vital_scan_page.py:
+//
+//   node web/scan-check.mjs --url 'http://127.0.0.1:5000/vital-scan/#scanToken=...' \
+//     --return-origin https://partner.example --shots .devstack/screenshots/vital-scan \
+//     (--video face.y4m | --deny-camera) [--timeout-ms 150000]
+//
+// --video: Chromium's camera plays the .y4m file (--use-fake-device-for-media-stream,
+//   --use-file-for-fake-video-capture, --use-fake-ui-for-media-stream); the driver clicks Start, waits for
+//   the results and clicks Continue.
+// --deny-camera: the camera permission prompt is denied (--deny-permission-prompts); the driver clicks
+//   Start, waits for the camera message and clicks Exit.
+// Either way it waits for the navigation to --return-origin, which it answers itself (route), so no
+// https server is needed. Requests to any other non-loopback host are aborted and recorded in offHost.
+// Report: {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
+// resultsText, metrics, returnUrl, hosted (method + path of each hosted API call), measurement ({fps,
+// frames, seconds, keys}; the body itself is saved as trace.json beside the screenshots), backend, offHost, failed, pageErrors, console, shots, timings}.
+import { chromium } from 'playwright-core'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+const opts = { timeoutMs: 150000, width: 390, height: 844 }
+const argv = process.argv.slice(2)
+for (let i = 0; i < argv.length; i++) {
+  const key = argv[i], val = argv[i + 1]
+  if (key === '--url') opts.url = val
+  else if (key === '--video') opts.video = resolve(val)
+  else if (key === '--deny-camera') { opts.deny = true; continue }
+  else if (key === '--return-origin') opts.returnOrigin = val
+  else if (key === '--shots') opts.shots = resolve(val)
+  else if (key === '--timeout-ms') opts.timeoutMs = Number(val)
+  else { console.error(`scan-check: unknown argument ${key}`); process.exit(2) }
+  i++
+}
+if (!opts.url || !opts.returnOrigin || !opts.shots || !(opts.video || opts.deny)) {
+  console.error('scan-check: --url, --return-origin, --shots and --video or --deny-camera are required')
+  process.exit(2)
+}
+mkdirSync(opts.shots, { recursive: true })
+
+const executablePath = process.env.DEVSTACK_CHROMIUM || '/usr/bin/chromium'
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
+const isLocal = (u) => {
+  try {
+    const url = new URL(u)
+    return ['data:', 'blob:', 'about:'].includes(url.protocol) || LOOPBACK.has(url.hostname)
+  } catch { return false }
+}
+const media = opts.deny
+  ? ['--use-fake-device-for-media-stream', '--deny-permission-prompts']
+  : ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${opts.video}`]
+
+const profile = mkdtempSync(join(tmpdir(), 'scan-check-chromium-'))
+const report = { hosted: [], offHost: [], failed: [], pageErrors: [], console: [], guidanceSeen: [], messages: [],
+  shots: [], timings: {} }
+const started = Date.now()
+const mark = (name) => { report.timings[name] = Date.now() - started }
+let context
+try {
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-default-apps', '--disable-extensions', '--no-default-browser-check',
+      '--autoplay-policy=no-user-gesture-required',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
+      ...media,
+    ],
+    viewport: { width: opts.width, height: opts.height },
+    deviceScaleFactor: 1,
+    isMobile: true,
+    hasTouch: true,
+    serviceWorkers: 'block',
+  })
+  let returned = null
+  const returnedSeen = new Promise((resolveReturn) => {
+    context.route('**/*', (route) => {
+      const request = route.request()
+      const u = request.url()
+      if (u.startsWith(opts.returnOrigin + '/')) {
+        returned = u
+        resolveReturn(u)
+        return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>partner</title><p>back at the partner</p>' })
+      }
+      if (isLocal(u)) return route.continue()
+      report.offHost.push(`${request.method()} ${u}`)
+      return route.abort('blockedbyclient')
+    })
+  })
+  const page = context.pages()[0] || await context.newPage()
+  page.on('request', (r) => {
+    const u = new URL(r.url())
+    if (u.pathname.startsWith('/api/hosted/vital-scan/')) {
+      report.hosted.push(`${r.method()} ${u.pathname}${u.search}`)
+      if (u.pathname.endsWith('/measurement')) {
+        try {
+          const body = JSON.parse(r.postData() || '{}')
+          writeFileSync(join(opts.shots, 'trace.json'), JSON.stringify(body)) // to look at by hand
+          report.measurement = { keys: Object.keys(body).sort(), fps: body.fps, frames: body.t.length,
+            seconds: body.t[body.t.length - 1] / 1000, meanRgb: [0, 1, 2].map((c) => body.rgb.reduce((s, v) => s + v[c], 0) / body.rgb.length) }
+        } catch (e) { report.measurement = { error: String(e) } }
+      }
+    }
+  })
+  page.on('requestfailed', (r) => report.failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`))
+  page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) report.console.push(`${m.type()}: ${m.text()}`) })
+  page.on('pageerror', (e) => report.pageErrors.push(String(e)))
+  const shot = async (name) => {
+    const path = join(opts.shots, `${name}.png`)
+    await page.screenshot({ path, fullPage: true })
+    report.shots.push(path)
+  }
+  const visible = (selector) => page.locator(selector).isVisible()
+  const text = (selector) => page.locator(selector).innerText().catch(() => '')
+  // Everything the page said while scanning, in order, once each.
+  const watch = setInterval(async () => {
+    try {
+      const [g, m] = await Promise.all([text('#guidance'), text('#message')])
+      const last = (list) => list[list.length - 1]
+      if (g && last(report.guidanceSeen) !== g) report.guidanceSeen.push(g)
+      if (m && last(report.messages) !== m) report.messages.push(m)
+    } catch { /* navigating */ }
+  }, 250)
+
+  await page.goto(opts.url, { waitUntil: 'load', timeout: 30000 })
+  await page.locator('#start').waitFor({ state: 'visible', timeout: 30000 })
+  mark('ready')
+  report.addressAfterLoad = page.url()
+  report.lang = await page.evaluate(() => document.documentElement.lang)
+  report.introText = await text('main')
+  report.startButton = await page.locator('#start').evaluate((b) => {
+    const s = getComputedStyle(b), r = b.getBoundingClientRect()
+    return { text: b.textContent, focused: document.activeElement === b, color: s.color, background: s.backgroundColor,
+      width: r.width, height: r.height }
+  })
+  report.pageWidth = await page.evaluate(() => document.documentElement.scrollWidth)
+  await shot('1-intro')
+  await page.locator('#start').click()
+
+  if (opts.deny) {
+    await page.locator('#exit').waitFor({ state: 'visible', timeout: 30000 })
+    await page.waitForFunction(() => document.getElementById('retry') && !document.getElementById('retry').hidden, null,
+      { timeout: 30000 })
+    report.cameraMessage = await text('#message')
+    report.focused = await page.evaluate(() => document.activeElement && document.activeElement.id)
+    await shot('2-camera-denied')
+    await page.locator('#exit').click()
+  } else {
+    await page.locator('#camera').waitFor({ state: 'visible', timeout: 30000 })
+    // The first moments of the capture, then the progress a few seconds later.
+    await page.waitForFunction(() => Number(document.getElementById('progress').value) >= 10, null, { timeout: 60000 })
+      .then(() => mark('capturing'), () => {})
+    report.backend = await page.evaluate(() => window.__vitalScanBackend || null)
+    await shot('2-capturing')
+    await page.locator('#continue').waitFor({ state: 'visible', timeout: opts.timeoutMs })
+    mark('results')
+    report.resultsText = await text('#results')
+    report.metrics = await page.$$eval('#metrics dd', (dds) => Object.fromEntries(dds.map((d) => [d.dataset.metric, d.textContent])))
+    report.focused = await page.evaluate(() => document.activeElement && document.activeElement.id)
+    await shot('3-results')
+    await page.locator('#continue').click()
+  }
+  await Promise.race([returnedSeen, new Promise((_, reject) => setTimeout(() => reject(new Error('no navigation to the return origin')), 30000))])
+  await page.waitForURL((u) => u.href.startsWith(opts.returnOrigin + '/'), { waitUntil: 'load', timeout: 30000 })
+  report.landedOn = await page.evaluate(() => document.title)
+  mark('returned')
+  clearInterval(watch)
+  report.returnUrl = returned
+} catch (e) {
+  report.error = String(e && e.stack || e)
+} finally {
+  if (context) await context.close().catch(() => {})
+  rmSync(profile, { recursive: true, force: true })
+  report.timings.total = Date.now() - started
+  await new Promise((done) => process.stdout.write(JSON.stringify(report) + '\n', done))
+}
+process.exit(report.error ? 1 : 0)
