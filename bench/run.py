@@ -3,6 +3,7 @@
 1. Cold start: `import main` against a bare `import firebase_admin, firebase_functions`, median of
    fresh interpreters, and proof that serving one area imports no other area.
 2. Firestore reads and writes per api-keys and client-token request.
+(Then each area's own benchmarks, and the Vital Scan engine's accuracy on synthetic traces.)
 """
 
 import contextlib
@@ -98,6 +99,8 @@ def main() -> None:
     identity.main()
     from bench import vital_scan
     vital_scan.main()
+    from bench import vital_scan_accuracy
+    vital_scan_accuracy.main()
     sys.stdout.flush()
 
 

@@ -1,15 +1,18 @@
 """The measurement engine behind POST /api/hosted/vital-scan/measurement: a colour trace in, metrics out.
 
-The engine is a provider at the platform's edge (DESIGN "Providers at the edge"). This issue ships the
-interface and an engine that honestly reports nothing (a completed session with metrics null is legal,
-2.12); the remote-photoplethysmography engine replaces it in a later issue by calling `install()`.
-Whatever an engine returns is filtered by metrics.public_metrics before it is stored.
+The engine is a provider at the platform's edge (DESIGN "Providers at the edge"). The installed default is
+the remote-photoplethysmography engine (vital_scan.rppg: POS pulse, spectral hr, beats, hrv, rr, si); a
+trace that supports nothing gives None, and the session completes with metrics null (legal, 2.12).
+`NoResultEngine` stays for tests that need an engine reporting nothing. Whatever an engine returns is
+filtered by metrics.public_metrics before it is stored.
 """
 
 import contextlib
 import dataclasses
 from collections.abc import Iterator
 from typing import Any, Protocol
+
+from .rppg import RppgEngine  # light: numpy and scipy load only when a trace is measured
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,7 +36,7 @@ class NoResultEngine:
         return None
 
 
-_engine: Engine = NoResultEngine()
+_engine: Engine = RppgEngine()
 
 
 def current() -> Engine:

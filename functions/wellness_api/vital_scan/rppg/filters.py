@@ -1,0 +1,48 @@
+"""Resampling to a uniform rate, detrending and band-passing of the colour trace and the pulse wave."""
+
+import numpy as np
+from scipy import signal
+
+FS = 30.0  # Hz: the uniform rate every trace is resampled to
+BAND = (0.7, 3.5)  # Hz: 42-210 bpm, the pulse band
+MIN_FRAME_RATE = 8.0  # Hz: below this the band's upper edge is above the camera's Nyquist frequency
+MAX_GAP = 0.5  # s: a longer gap between frames is masked (no pulse is interpolated across it)
+
+
+def frame_rate(t_s: np.ndarray) -> float:
+    """The camera's median frame rate from the frame times (seconds)."""
+    return float(1.0 / np.median(np.diff(t_s)))
+
+
+def resample(t_s: np.ndarray, rgb: np.ndarray, fs: float = FS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(uniform times, rgb at them, valid mask): linear interpolation; a faster camera is box-averaged
+    to about `fs` first (anti-aliasing), and samples inside a gap longer than MAX_GAP are marked invalid."""
+    rate = frame_rate(t_s)
+    k = int(rate // fs)
+    if k > 1:
+        kernel = np.ones(k) / k
+        rgb = np.column_stack([np.convolve(rgb[:, c], kernel, mode="same") for c in range(3)])
+    t = t_s - t_s[0]
+    uniform = np.arange(int(np.floor(t[-1] * fs)) + 1) / fs
+    out = np.column_stack([np.interp(uniform, t, rgb[:, c]) for c in range(3)])
+    valid = np.ones(len(uniform), bool)
+    for i in np.flatnonzero(np.diff(t) > MAX_GAP):
+        valid[(uniform > t[i]) & (uniform < t[i + 1])] = False
+    return uniform, out, valid
+
+
+def detrend(x: np.ndarray) -> np.ndarray:
+    """Remove the linear trend (the band-pass removes what slower drift is left)."""
+    return signal.detrend(x)
+
+
+def bandpass(x: np.ndarray, fs: float = FS, band: tuple[float, float] = BAND, order: int = 3) -> np.ndarray:
+    """Zero-phase Butterworth band-pass (forward-backward, so beat times are not shifted)."""
+    sos = signal.butter(order, band, btype="bandpass", fs=fs, output="sos")
+    return signal.sosfiltfilt(sos, x)
+
+
+def beat_band(hr_hz: float) -> tuple[float, float]:
+    """The band beats are timed on: BAND widened to keep the second harmonic of a fast pulse (the sharp
+    systolic upstroke), at most 8 Hz; a slow pulse keeps BAND (its dicrotic wave would add false peaks)."""
+    return BAND[0], float(min(8.0, max(BAND[1], 2.5 * hr_hz)))

@@ -1,0 +1,86 @@
+"""The pulse wave by POS (Plane-Orthogonal-to-Skin).
+
+W. Wang, A. C. den Brinker, S. Stuijk and G. de Haan, "Algorithmic Principles of Remote PPG", IEEE Trans.
+Biomed. Eng. 64(7):1479-1491, 2017, algorithm 1: in each sliding window of about 1.6 s the colour is
+temporally normalised (divided by its mean), projected on the plane orthogonal to the skin tone
+(P = [[0, 1, -1], [-2, 1, 1]]), the two projections are combined by alpha tuning (S1 + std(S1)/std(S2) S2),
+made zero-mean and overlap-added. Intensity changes common to the three channels (illumination, distance)
+lie along the skin-tone direction and are removed by the projection.
+
+Motion: a window whose pulse amplitude exceeds MOTION_FACTOR times the median window amplitude is left out
+of the overlap-add, which is averaged over the kept windows; samples fewer than half of their windows cover
+are masked, and so is what is left of a burst (a 1 s moving RMS above ENVELOPE_FACTOR times its median,
+widened by DILATE). Before POS, `colour_motion` masks samples where the normalised colour itself moves far
+more than usual. A burst of motion thus becomes a short gap instead of a large artefact in the spectrum
+and the beats.
+"""
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from scipy import signal
+
+WINDOW = 1.6  # s, as in the paper (about one cardiac cycle at 40 bpm)
+MOTION_FACTOR = 2.5
+ENVELOPE = 1.0  # s, the moving RMS that finds what is left of a burst after the overlap-add
+ENVELOPE_FACTOR = 2.0
+DILATE = 0.5  # s, masked on either side of a burst
+COLOUR_FACTOR = 3.0
+PROJECTION = np.array([[0.0, 1.0, -1.0], [-2.0, 1.0, 1.0]])
+
+
+def pos(rgb: np.ndarray, fs: float, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(pulse wave with blood-volume polarity, mask of samples it covers). `rgb` is (n, 3) at rate fs."""
+    n = len(rgb)
+    length = round(WINDOW * fs)
+    if n < length:
+        return np.zeros(n), np.zeros(n, bool)
+    windows = sliding_window_view(rgb, length, axis=0)  # (m, 3, length)
+    mean = windows.mean(axis=2, keepdims=True)
+    ok = np.all(mean[:, :, 0] > 0, axis=1)
+    normalised = windows / np.where(mean > 0, mean, 1.0)
+    s = np.einsum("pc,mcl->mpl", PROJECTION, normalised)  # (m, 2, length)
+    sd = s.std(axis=2)
+    alpha = np.divide(sd[:, 0], sd[:, 1], out=np.zeros(len(sd)), where=sd[:, 1] > 0)
+    h = s[:, 0, :] + alpha[:, None] * s[:, 1, :]
+    h -= h.mean(axis=1, keepdims=True)
+    window_valid = sliding_window_view(valid, length).all(axis=1)
+    ok &= window_valid & (sd[:, 1] > 0)
+    amplitude = h.std(axis=1)
+    if ok.any():
+        ok &= amplitude <= MOTION_FACTOR * np.median(amplitude[ok])
+    pulse = np.zeros(n)
+    covered = np.zeros(n, int)
+    for start in np.flatnonzero(ok):
+        pulse[start:start + length] += h[start]
+        covered[start:start + length] += 1
+    kept = covered >= length // 2  # at least half the windows over a sample agree it is free of motion
+    pulse = np.divide(pulse, covered, out=np.zeros(n), where=kept)
+    kept &= ~_bursts(pulse, kept, fs)
+    pulse[~kept] = 0.0
+    # Intensity falls when blood volume rises: the sign flip gives systolic peaks as maxima.
+    return -pulse, kept
+
+
+def _bursts(pulse: np.ndarray, kept: np.ndarray, fs: float) -> np.ndarray:
+    """Samples whose 1 s moving RMS exceeds ENVELOPE_FACTOR times the median, widened by DILATE each side."""
+    if not kept.any():
+        return np.zeros(len(pulse), bool)
+    width = max(1, int(ENVELOPE * fs))
+    envelope = np.sqrt(np.convolve(pulse ** 2, np.ones(width) / width, mode="same"))
+    loud = kept & (envelope > ENVELOPE_FACTOR * np.median(envelope[kept]))
+    grow = int(DILATE * fs)
+    return np.convolve(loud, np.ones(2 * grow + 1), mode="same") > 0
+
+
+def colour_motion(rgb: np.ndarray, fs: float) -> np.ndarray:
+    """Samples where the colour itself moves far more than usual (before POS): the normalised colour,
+    high-passed above 0.3 Hz, its 0.5 s moving RMS over the three channels above COLOUR_FACTOR times its
+    median, widened by DILATE on each side. Catches the onset and end of a burst the POS amplitude misses."""
+    mean = np.clip(rgb.mean(axis=0), 1e-9, None)
+    sos = signal.butter(2, 0.3, btype="highpass", fs=fs, output="sos")
+    changes = signal.sosfiltfilt(sos, rgb / mean - 1.0, axis=0)
+    width = max(1, int(0.5 * fs))
+    energy = np.convolve((changes ** 2).sum(axis=1), np.ones(width) / width, mode="same")
+    loud = np.sqrt(energy) > COLOUR_FACTOR * np.sqrt(np.median(energy))
+    grow = int(DILATE * fs)
+    return np.convolve(loud, np.ones(2 * grow + 1), mode="same") > 0

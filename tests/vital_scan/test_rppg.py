@@ -1,0 +1,96 @@
+"""The rPPG engine (vital_scan.rppg) on synthetic traces with known truth (bench/rppg_synthetic.py).
+
+Pure unit tests: no emulator is touched (the package conftest only needs the emulator variables set).
+"""
+
+import math
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from bench import rppg_synthetic as synthetic
+from wellness_api.vital_scan import engine, metrics
+from wellness_api.vital_scan.engine import Trace
+from wellness_api.vital_scan.rppg import RppgEngine
+
+NEVER = ("sbp", "dbp", "spo2", "HbA1c", "cholesterol", "hemoglobin", "cvd_risk", "afib", "wellness_score")
+
+
+def measure(case) -> dict | None:
+    return RppgEngine().estimate(Trace(case.fps, case.t, case.rgb))
+
+
+@pytest.mark.parametrize("hr", [48, 72, 110, 165])
+def test_clean_trace_gives_hr_within_2_bpm(hr):
+    case = synthetic.generate(hr, 15, "clean", seed=hr)
+    result = measure(case)
+    assert abs(result["hr"] - case.truth.hr) < 2
+
+
+def test_clean_trace_gives_hrv_rr_and_si_from_the_beats():
+    case = synthetic.generate(70, 12, "clean", seconds=40, seed=3)
+    result = measure(case)
+    assert abs(result["hr"] - case.truth.hr) < 1
+    indices = result["hrv_indices"]
+    assert set(indices) == {"MEAN_RR", "SDNN", "RMSSD", "SD1", "SD2"}  # 40 s: no LF/HF
+    assert abs(indices["MEAN_RR"] - case.truth.ibi.mean() * 1000) < 10
+    assert result["hrv"] == indices["SDNN"] and abs(indices["SDNN"] - case.truth.sdnn) < 0.5 * case.truth.sdnn
+    assert abs(result["rr"] - 12) < 1.5
+    assert result["si"] > 0
+    assert metrics.public_metrics(result) == result  # every name and type is one the spec documents
+
+
+def test_lf_hf_only_on_a_long_trace():
+    case = synthetic.generate(65, 14, "clean", seconds=150, seed=5)
+    indices = measure(case)["hrv_indices"]
+    assert {"LF", "HF", "LF_HF_RATIO"} <= set(indices)
+    assert math.isclose(indices["LF_HF_RATIO"], indices["LF"] / indices["HF"], rel_tol=0.01)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_noise_only_gives_no_hr(seed):
+    assert measure(synthetic.noise_only(seed=seed)) is None
+
+
+def test_motion_burst_is_masked_and_hr_stays_right():
+    case = synthetic.generate(84, 15, "moderate", seed=11)
+    assert case.bursts  # the moderate level carries one motion burst
+    result = measure(case)
+    assert abs(result["hr"] - case.truth.hr) < 2
+
+
+def test_unmeasurable_fields_are_never_produced():
+    for seed in range(3):
+        result = measure(synthetic.generate(60 + 30 * seed, 16, "clean", seed=seed)) or {}
+        assert not set(NEVER) & set(result)
+
+
+@pytest.mark.parametrize("trace", [
+    Trace(1, [i * 1000 for i in range(17)], [[150, 110, 90]] * 17),  # the hosted page's sample: 1 fps
+    Trace(30, [i * 1000 / 30 for i in range(200)], [[150, 110, 90]] * 200),  # under 10 s
+    Trace(30, [i * 1000 / 30 for i in range(901)], [[150.0 + (i % 5), 100.5, 80] for i in range(901)]),
+])
+def test_traces_that_support_nothing_give_none(trace):
+    assert RppgEngine().estimate(trace) is None
+
+
+def test_hardest_traces_are_omitted_rather_than_wrong():
+    reported = wrong = 0
+    for seed in range(12):
+        case = synthetic.generate(50 + 10 * seed, 16, "hard", seed=100 + seed)
+        result = measure(case)
+        if result:
+            reported += 1
+            wrong += abs(result["hr"] - case.truth.hr) > 5
+    assert wrong <= 1 and reported <= 6
+
+
+def test_real_engine_is_the_default_and_numpy_loads_lazily():
+    assert isinstance(engine.current(), RppgEngine)
+    code = ("import sys; import wellness_api.vital_scan.engine, wellness_api.vital_scan.rppg;"
+            " print('numpy' in sys.modules, 'scipy' in sys.modules)")
+    functions = pathlib.Path(__file__).resolve().parents[2] / "functions"
+    out = subprocess.run([sys.executable, "-c", code], cwd=functions, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
