@@ -60,3 +60,16 @@ def detect(pulse: np.ndarray, fs: float, hr_hz: float, valid: np.ndarray) -> Bea
         if neighbours and abs(ibi[k] - np.median(neighbours)) > MAX_DEVIATION * np.median(neighbours):
             accepted[k] = False
     return Beats(times=times, values=values, ibi=ibi, accepted=accepted)
+
+
+def longest_run(accepted: np.ndarray) -> tuple[int, int]:
+    """(start, end) interval indices of the longest run of consecutive accepted intervals (end exclusive)."""
+    best, start = (0, 0), None
+    for k, ok in enumerate([*accepted.tolist(), False]):
+        if ok and start is None:
+            start = k
+        if not ok and start is not None:
+            if k - start > best[1] - best[0]:
+                best = (start, k)
+            start = None
+    return best

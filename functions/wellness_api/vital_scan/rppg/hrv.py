@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from scipy import interpolate, signal
 
-from .beats import Beats
+from .beats import Beats, longest_run
 
 MIN_INTERVALS = 12  # time-domain indices need at least this many accepted intervals
 MIN_ACCEPTED_SHARE = 0.7  # and at least this share of all detected intervals accepted
@@ -50,15 +50,7 @@ def stress_index(ibi: np.ndarray) -> float | None:
 
 def frequency_domain(beats: Beats) -> dict[str, float]:
     """LF, HF (ms^2) and LF_HF_RATIO over the longest run of accepted intervals, if it is long enough."""
-    best, start = (0, 0), None
-    for k, ok in enumerate([*beats.accepted.tolist(), False]):
-        if ok and start is None:
-            start = k
-        if not ok and start is not None:
-            if k - start > best[1] - best[0]:
-                best = (start, k)
-            start = None
-    lo, hi = best
+    lo, hi = longest_run(beats.accepted)
     if hi - lo < 4:
         return {}
     t = beats.times[lo + 1:hi + 1]

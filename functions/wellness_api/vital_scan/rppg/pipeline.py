@@ -15,7 +15,7 @@ from . import filters, hrv, pos, respiration, spectrum
 
 MIN_SECONDS = 10.0  # of motion-free pulse wave
 BEAT_AGREEMENT = 0.1  # the beats' mean rate must be within 10 % of the spectral rate
-BEAT_MIN_SNR = -3.0  # dB: beat intervals (hrv, si, rr) are read only from a clean pulse wave
+BEAT_MIN_SNR = 0.0  # dB: beat intervals (hrv, si, rr) are read only from a clean pulse wave
 
 
 def measure(fps: float, t_ms: list[float], rgb: list[list[float]]) -> dict[str, Any] | None:

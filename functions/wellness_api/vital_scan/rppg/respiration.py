@@ -4,19 +4,21 @@ W. Karlen, S. Raman, J. M. Ansermino and G. A. Dumont, "Multiparameter Respirato
 the Photoplethysmogram", IEEE Trans. Biomed. Eng. 60(7):1946-1953, 2013: breathing modulates the pulse in
 intensity (RIIV, the baseline at each beat), amplitude (RIAV, peak minus preceding trough) and frequency
 (RIFV, the inter-beat interval: respiratory sinus arrhythmia). Each beat series is resampled at 4 Hz, and
-its spectral peak in 6-30 breaths/min is a candidate when the peak is clear (at least CLEAR_SHARE of the
+its spectral peak in 7.2-30 breaths/min (above the 0.1 Hz Mayer waves; a maximum on the band's edge is
+leakage, not a peak) is a candidate when the peak is clear (at least CLEAR_SHARE of the
 band's power within +-0.03 Hz). Smart fusion: rr is the mean of the clear candidates when at least two are
 clear and agree within AGREE breaths/min; otherwise rr is omitted. The band is capped at 0.45 times the heart
-rate, since a beat series cannot show a modulation faster than half its beat rate.
+rate, since a beat series cannot show a modulation faster than half its beat rate. Only the longest unbroken
+run of accepted beats is used (no interpolation across motion), and it must span at least MIN_SPAN.
 """
 
 import numpy as np
 from scipy import interpolate
 
-from .beats import Beats
+from .beats import Beats, longest_run
 from .spectrum import interpolated_peak, power_spectrum
 
-BAND = (0.1, 0.5)  # Hz: 6-30 breaths/min
+BAND = (0.12, 0.5)  # Hz: 7.2-30 breaths/min (above the 0.1 Hz Mayer waves of the interval series)
 FS = 4.0
 CLEAR_SHARE = 0.35
 AGREE = 2.0  # breaths/min
@@ -36,7 +38,10 @@ def _rate(t: np.ndarray, values: np.ndarray, upper: float) -> float | None:
     band = (freqs >= BAND[0]) & (freqs <= upper)
     if not band.any() or power[band].sum() <= 0:
         return None
-    index = int(np.flatnonzero(band)[np.argmax(power[band])])
+    inside = np.flatnonzero(band)
+    index = int(inside[np.argmax(power[band])])
+    if index in (inside[0], inside[-1]):
+        return None  # the band's edge: slow drift or Mayer waves leaking in, not a breathing peak
     f = interpolated_peak(freqs, power, index)
     share = power[band & (np.abs(freqs - f) <= 0.03)].sum() / power[band].sum()
     if share < CLEAR_SHARE or (t[-1] - t[0]) * f < MIN_CYCLES:
@@ -49,16 +54,14 @@ def respiratory_rate(beats: Beats, baseline: np.ndarray, fs: float, hr_hz: float
     if len(beats.times) < 3:
         return None
     upper = min(BAND[1], 0.45 * hr_hz)
-    good_beat = np.zeros(len(beats.times), bool)
-    good_beat[1:] |= beats.accepted
-    good_beat[:-1] |= beats.accepted
-    t = beats.times[good_beat]
+    lo, hi = longest_run(beats.accepted)  # one unbroken stretch of beats: no interpolation across a gap
+    t = beats.times[lo:hi + 1]
     index = np.clip(np.round(t * fs).astype(int), 0, len(baseline) - 1)
-    mid = beats.times[1:][beats.accepted]
+    mid = beats.times[lo + 1:hi + 1]
     candidates = [
         _rate(t, baseline[index], upper),
-        _rate(t, beats.values[good_beat], upper),
-        _rate(mid, beats.accepted_ibi, upper),
+        _rate(t, beats.values[lo:hi + 1], upper),
+        _rate(mid, beats.ibi[lo:hi], upper),
     ]
     clear = sorted(c for c in candidates if c is not None)
     if len(clear) < 2:
