@@ -11,6 +11,8 @@
 //   the results and clicks Continue.
 // --deny-camera: the camera permission prompt is denied (--deny-permission-prompts); the driver clicks
 //   Start, waits for the camera message and clicks Exit.
+// --no-face (with --video of something else): waits for the guidance, clicks Try again, reloads (resume),
+//   starts again and exits; without a returnUrl the page shows its exit message (no --return-origin needed).
 // Either way it waits for the navigation to --return-origin, which it answers itself (route), so no
 // https server is needed. Requests to any other non-loopback host are aborted and recorded in offHost.
 // Report: {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
@@ -28,14 +30,15 @@ for (let i = 0; i < argv.length; i++) {
   if (key === '--url') opts.url = val
   else if (key === '--video') opts.video = resolve(val)
   else if (key === '--deny-camera') { opts.deny = true; continue }
+  else if (key === '--no-face') { opts.noFace = true; continue }
   else if (key === '--return-origin') opts.returnOrigin = val
   else if (key === '--shots') opts.shots = resolve(val)
   else if (key === '--timeout-ms') opts.timeoutMs = Number(val)
   else { console.error(`scan-check: unknown argument ${key}`); process.exit(2) }
   i++
 }
-if (!opts.url || !opts.returnOrigin || !opts.shots || !(opts.video || opts.deny)) {
-  console.error('scan-check: --url, --return-origin, --shots and --video or --deny-camera are required')
+if (!opts.url || !opts.shots || !(opts.video || opts.deny) || !(opts.returnOrigin || opts.noFace)) {
+  console.error('scan-check: --url, --shots, --video or --deny-camera, and --return-origin (unless --no-face) are required')
   process.exit(2)
 }
 mkdirSync(opts.shots, { recursive: true })
@@ -81,7 +84,7 @@ try {
     context.route('**/*', (route) => {
       const request = route.request()
       const u = request.url()
-      if (u.startsWith(opts.returnOrigin + '/')) {
+      if (opts.returnOrigin && u.startsWith(opts.returnOrigin + '/')) {
         returned = u
         resolveReturn(u)
         return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>partner</title><p>back at the partner</p>' })
@@ -141,7 +144,31 @@ try {
   await shot('1-intro')
   await page.locator('#start').click()
 
-  if (opts.deny) {
+  if (opts.noFace) {
+    // A camera without a face: the guidance says so. Then the user leaves (reload) and comes back: the
+    // session resumes (the token is kept for the tab) and Exit, without a returnUrl, shows the exit page.
+    await page.locator('#guidance.warn').waitFor({ state: 'visible', timeout: 60000 })
+    report.warning = await text('#guidance')
+    await page.waitForTimeout(1500) // several detections: still no face, and nothing recorded
+    report.progressWithoutFace = await page.locator('#progress').evaluate((p) => Number(p.value))
+    report.retryShown = await visible('#retry')
+    await shot('2-no-face')
+    // Try again: the camera restarts (start again: no change while in progress).
+    await page.locator('#retry').click()
+    await page.waitForFunction(() => document.getElementById('guidance').textContent === '', null, { timeout: 10000 })
+    await page.locator('#guidance.warn').waitFor({ state: 'visible', timeout: 60000 })
+    await page.reload({ waitUntil: 'load' })
+    await page.locator('#start').waitFor({ state: 'visible', timeout: 30000 })
+    report.addressAfterReload = page.url()
+    await page.locator('#start').click()
+    await page.locator('#guidance.warn').waitFor({ state: 'visible', timeout: 60000 })
+    await page.locator('#exit').click()
+    await page.locator('#exit').waitFor({ state: 'hidden', timeout: 30000 })
+    report.exitMessage = await text('#message')
+    report.cameraShown = await visible('#camera')
+    report.focused = await page.evaluate(() => document.activeElement && document.activeElement.id)
+    await shot('3-exited')
+  } else if (opts.deny) {
     await page.locator('#exit').waitFor({ state: 'visible', timeout: 30000 })
     await page.waitForFunction(() => document.getElementById('retry') && !document.getElementById('retry').hidden, null,
       { timeout: 30000 })
@@ -164,9 +191,11 @@ try {
     await shot('3-results')
     await page.locator('#continue').click()
   }
-  await Promise.race([returnedSeen, new Promise((_, reject) => setTimeout(() => reject(new Error('no navigation to the return origin')), 30000))])
-  await page.waitForURL((u) => u.href.startsWith(opts.returnOrigin + '/'), { waitUntil: 'load', timeout: 30000 })
-  report.landedOn = await page.evaluate(() => document.title)
+  if (!opts.noFace) await Promise.race([returnedSeen, new Promise((_, reject) => setTimeout(() => reject(new Error('no navigation to the return origin')), 30000))])
+  if (!opts.noFace) {
+    await page.waitForURL((u) => u.href.startsWith(opts.returnOrigin + '/'), { waitUntil: 'load', timeout: 30000 })
+    report.landedOn = await page.evaluate(() => document.title)
+  }
   mark('returned')
   clearInterval(watch)
   report.returnUrl = returned

@@ -9,7 +9,11 @@ import * as faceapi from '@vladmandic/face-api'
 const API = '/api/hosted/vital-scan'
 const MODELS = '/vital-scan/models'
 const CAPTURE_MS = 30000 // the capture; the server needs at least 15 s
-const DETECT_EVERY_MS = 400 // face detection; colours are sampled on every video frame in between
+// Face detection runs every 400 ms while looking for the face, every 1000 ms while recording (it blocks the
+// main thread for a while on slow devices, and every frame missed then is a gap in the trace); colours
+// are sampled on every video frame in between.
+const DETECT_EVERY_MS = 400
+const DETECT_EVERY_RECORDING_MS = 1000
 const MIN_FACE_WIDTH = 0.18 // of the frame width
 const MIN_LUMA = 55 // mean luma (0-255) of the skin regions
 const MAX_SHIFT = 0.12 // of the face width, between two detections
@@ -150,9 +154,13 @@ function guide(key, kind, ...args) {
   el.guide.classList.toggle('ok', kind === 'ok')
 }
 function buttons(...shown) {
-  for (const name of ['start', 'retry', 'continue', 'exit']) el[name].hidden = !shown.includes(name)
+  showButtons(shown)
   const first = el[shown[0]]
   if (first && document.activeElement !== first) first.focus()
+}
+// The same without moving the focus (while scanning: the buttons change under the user).
+function showButtons(shown) {
+  for (const name of ['start', 'retry', 'continue', 'exit']) el[name].hidden = !shown.includes(name)
 }
 
 function call(method, path, body) {
@@ -231,7 +239,7 @@ function loadDetector() {
   return detectorReady
 }
 
-const detectorOptions = new faceapi.TinyFaceDetectorOptions({ inputSize: 224, scoreThreshold: 0.4 })
+const detectorOptions = new faceapi.TinyFaceDetectorOptions({ inputSize: 160, scoreThreshold: 0.4 })
 
 // The forehead and both cheeks of a detection, as rectangles in video pixels.
 export function skinRegions(points, box) {
@@ -350,10 +358,13 @@ class Scan {
     if (problem) {
       if (this.t.length) { this.reset(); say('restart') }
       guide(problem, 'warn')
+      showButtons(['exit', 'retry'])
       el.progress.value = 0
       el.progressLabel.textContent = text.progress
     } else if (was) {
       guide('holdStill', 'ok')
+      el.message.textContent = ''
+      showButtons(['exit'])
     }
   }
 
@@ -362,7 +373,8 @@ class Scan {
     const frame = meta ? meta.presentedFrames : null
     if (frame === null || frame !== this.lastFrame) {
       this.lastFrame = frame
-      if (!this.detecting && now - this.lastDetect >= DETECT_EVERY_MS) {
+      const every = this.t.length ? DETECT_EVERY_RECORDING_MS : DETECT_EVERY_MS
+      if (!this.detecting && now - this.lastDetect >= every) {
         this.lastDetect = now
         this.detect()
       }
@@ -424,8 +436,9 @@ async function startScan() {
     await el.video.play().catch(() => {})
     say('modelLoading')
     await detector
-    say('noFace')
+    el.message.textContent = ''
     guide('noFace', 'warn')
+    showButtons(['exit', 'retry'])
     scan = new Scan(sendTrace)
   } catch (err) {
     stopCamera()

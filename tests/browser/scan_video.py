@@ -61,6 +61,16 @@ def write_y4m(path: Path, bpm: float = 72.0, fps: int = 30, beats: int = 12) -> 
     return {"path": str(path), "frames": frames, "fps": fps, "bpm": bpm, "skinPixels": int(mask.sum())}
 
 
+def write_still_y4m(path: Path, image: np.ndarray, fps: int = 30, frames: int = 30) -> dict:
+    """A still picture (no face, no pulse) as a short looping video: the top-left 320x240 of `image`."""
+    still = _to_yuv420(image[:HEIGHT, :WIDTH].astype(float))
+    with open(path, "wb") as out:
+        out.write(f"YUV4MPEG2 W{WIDTH} H{HEIGHT} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
+        for _ in range(frames):
+            out.write(b"FRAME\n" + still)
+    return {"path": str(path), "frames": frames, "fps": fps}
+
+
 if __name__ == "__main__":  # python -m tests.browser.scan_video /tmp/face.y4m: look at it by hand
     import sys
 

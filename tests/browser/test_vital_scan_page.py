@@ -6,9 +6,12 @@ from a real photograph of a face (scikit-image's astronaut) whose skin pulses at
 (tests/browser/scan_video.py). The page finds the face with its bundled detector, records the mean skin
 colour per frame for about 30 s, sends the trace, shows the results and returns to the partner's
 returnUrl, which the driver answers itself (no https server). The partner's GET then shows the heart
-rate. A second run denies the camera: the page says so and Exit still returns with status=exited.
+rate. A second run denies the camera: the page says so and Exit still returns with status=exited. A
+third shows a camera without a face: the guidance says so, nothing is recorded, a reload resumes the
+session and Exit without a returnUrl shows the exit page.
 
-Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-{scan,denied}/; the tests print the paths.
+Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-{scan,denied,no-face}/; the tests print
+the paths.
 """
 
 import json
@@ -19,8 +22,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
+from skimage import data
 
-from tests.browser.scan_video import write_y4m
+from tests.browser.scan_video import write_still_y4m, write_y4m
 from tests.browser.test_docs_page import CHROMIUM, ROOT, SHOTS
 from tests.conftest import BASE_URL
 from tests.vital_scan.conftest import ORIGIN, make_partner
@@ -132,3 +136,28 @@ def test_camera_denied_says_so_and_exit_still_returns(tenant, capsys):
     assert polled.status_code == 200 and polled.json()["data"]["status"] == "in_progress"
     with capsys.disabled():
         print(f"\n[vital scan page, camera denied] {report['timings']}; screenshots {report['shots']}")
+
+
+def test_no_face_is_guided_the_session_resumes_and_exit_without_return_url_stays(tenant, tmp_path, capsys):
+    _require_browser()
+    video = write_still_y4m(tmp_path / "cup.y4m", data.coffee())  # a cup of coffee: no face
+    partner = make_partner(tenant, points=2)
+    session = _create(partner, locale="zh")
+
+    report = _drive(session, "no-face", "--video", video["path"], "--no-face", timeout=150)
+
+    assert report["lang"] == "zh-Hans" and "开始扫描" in report["introText"]  # a bare zh reads Simplified
+    assert "未检测到人脸" in report["warning"] and report["progressWithoutFace"] == 0
+    assert "scanToken" not in report["addressAfterLoad"] and "#" not in report["addressAfterLoad"]
+    assert report["addressAfterReload"] == report["addressAfterLoad"]
+    assert report["retryShown"]
+    # Try again, then a reload resumed the session with the token kept for the tab: start again (no
+    # change while in progress, no point), then exit.
+    session_, start = "GET /api/hosted/vital-scan/session", "POST /api/hosted/vital-scan/start"
+    assert report["hosted"] == [session_, start, start, session_, start, "POST /api/hosted/vital-scan/exit"]
+    assert "您已退出扫描" in report["exitMessage"] and not report["cameraShown"] and report["focused"] == "title"
+    assert report["offHost"] == [] and report["pageErrors"] == [] and report["failed"] == []
+    polled = requests.get(f"{SESSIONS}/{session['vitalScanResultId']}", headers=partner.headers, timeout=60)
+    assert polled.status_code == 200 and polled.json()["data"]["status"] == "in_progress"
+    with capsys.disabled():
+        print(f"\n[vital scan page, no face] {report['timings']}; screenshots {report['shots']}")
