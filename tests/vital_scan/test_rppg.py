@@ -29,6 +29,12 @@ def test_clean_trace_gives_hr_within_2_bpm(hr):
     assert abs(result["hr"] - case.truth.hr) < 2
 
 
+@pytest.mark.parametrize("fps", [15, 30, 60])
+def test_shortest_allowed_trace_at_several_frame_rates(fps):
+    case = synthetic.generate(95, 15, "clean", seconds=15, fps=fps, seed=fps)
+    assert abs(measure(case)["hr"] - case.truth.hr) < 2
+
+
 def test_clean_trace_gives_hrv_rr_and_si_from_the_beats():
     case = synthetic.generate(70, 12, "clean", seconds=40, seed=3)
     result = measure(case)

@@ -21,7 +21,8 @@ def resample(t_s: np.ndarray, rgb: np.ndarray, fs: float = FS) -> tuple[np.ndarr
     k = int(rate // fs)
     if k > 1:
         kernel = np.ones(k) / k
-        rgb = np.column_stack([np.convolve(rgb[:, c], kernel, mode="same") for c in range(3)])
+        padded = np.pad(rgb, ((k // 2, k - 1 - k // 2), (0, 0)), mode="edge")  # no dip at the ends
+        rgb = np.column_stack([np.convolve(padded[:, c], kernel, mode="valid") for c in range(3)])
     t = t_s - t_s[0]
     uniform = np.arange(int(np.floor(t[-1] * fs)) + 1) / fs
     out = np.column_stack([np.interp(uniform, t, rgb[:, c]) for c in range(3)])

@@ -8,9 +8,11 @@ IEEE Trans. Biomed. Eng. 60(10):2878-2886, 2013 (eq. 13): the power within a tem
 fundamental (+-0.1 Hz) and its first harmonic (+-0.2 Hz) against the power elsewhere in the 0.5-4 Hz
 band, in dB. Below MIN_SNR the trace supports no heart rate.
 
-Stability: a pulse keeps its rate through the trace, noise does not. The peak of each 10 s window (2.5 s
-steps, windows at least 80 % free of motion) must lie within 0.1 Hz (6 bpm) of the whole trace's peak in
-at least MIN_STABILITY of the windows, and there must be at least MIN_WINDOWS such windows.
+Stability: a pulse keeps its rate through the trace, noise does not. In each 10 s window (2.5 s steps,
+shorter windows down to 6 s on a short trace; windows at least 60 % free of motion) the power within
+0.1 Hz (6 bpm) of the whole trace's peak must reach DOMINANCE of the window's in-band maximum, in at least
+MIN_STABILITY of the windows; there must be at least MIN_WINDOWS windows, and two agreeing windows that do
+not overlap (overlapping windows share their noise).
 """
 
 import dataclasses
@@ -21,7 +23,9 @@ from . import filters
 
 GRID = 0.005  # Hz
 MIN_SNR = -8.0  # dB, chosen on the synthetic benchmark (bench/vital_scan_accuracy.py)
-MIN_STABILITY = 0.6
+MIN_STABILITY = 0.8
+DOMINANCE = 0.6  # a window agrees when its power near f0 reaches this share of its in-band maximum
+MIN_KEPT = 0.6  # share of motion-free samples a stability window needs
 MIN_WINDOWS = 3  # fewer motion-free windows than this: no stability, no heart rate
 STABILITY_WINDOW, STABILITY_STEP, STABILITY_TOLERANCE = 10.0, 2.5, 0.1  # s, s, Hz
 SNR_BAND = (0.5, 4.0)  # Hz, 30-240 bpm as in de Haan and Jeanne
@@ -71,17 +75,22 @@ def snr_db(freqs: np.ndarray, power: np.ndarray, f0: float, fs: float) -> float:
 
 
 def stability(pulse: np.ndarray, kept: np.ndarray, fs: float, f0: float) -> float:
-    """The share of windows whose own in-band peak is within STABILITY_TOLERANCE of f0."""
-    length, step = int(STABILITY_WINDOW * fs), int(STABILITY_STEP * fs)
-    hits = total = 0
+    """The share of windows in which f0 is (nearly) the strongest in-band peak; see the module's text."""
+    length = int(min(STABILITY_WINDOW, max(6.0, len(pulse) / fs / 2)) * fs)
+    step = int(STABILITY_STEP * fs)
+    agreeing, total = [], 0
     for start in range(0, len(pulse) - length + 1, step):
-        if kept[start:start + length].mean() < 0.8:
+        if kept[start:start + length].mean() < MIN_KEPT:
             continue
         freqs, power = power_spectrum(pulse[start:start + length], fs)
         band = (freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1])
         total += 1
-        hits += abs(freqs[band][np.argmax(power[band])] - f0) <= STABILITY_TOLERANCE
-    return hits / total if total >= MIN_WINDOWS else 0.0
+        near = band & (np.abs(freqs - f0) <= STABILITY_TOLERANCE)
+        if power[near].max() >= DOMINANCE * power[band].max():
+            agreeing.append(start)
+    if total < MIN_WINDOWS or not agreeing or agreeing[-1] - agreeing[0] < length:
+        return 0.0
+    return len(agreeing) / total
 
 
 def heart_rate(pulse: np.ndarray, kept: np.ndarray, fs: float) -> Peak:
