@@ -24,6 +24,7 @@ class Beats:
     values: np.ndarray  # pulse amplitude peak-to-preceding-trough at each peak
     ibi: np.ndarray  # s, between consecutive peaks
     accepted: np.ndarray  # bool per interval
+    unmasked: np.ndarray  # bool per interval: no masked sample (motion, frame gap) between its beats
 
     @property
     def accepted_ibi(self) -> np.ndarray:
@@ -48,18 +49,17 @@ def detect(pulse: np.ndarray, fs: float, hr_hz: float, valid: np.ndarray) -> Bea
         before = troughs[troughs < i]
         values[k] = pulse[i] - pulse[before[-1]] if before.size else np.nan
     ibi = np.diff(times)
-    accepted = (ibi >= RR_RANGE[0]) & (ibi <= RR_RANGE[1])
+    unmasked = np.zeros(len(ibi), bool)
     if len(peaks) > 1:
-        accepted &= valid[peaks[:-1]] & valid[peaks[1:]]
-        # no masked sample between the two beats either
-        masked = np.cumsum(~valid)
-        accepted &= masked[peaks[1:]] == masked[peaks[:-1]]
+        masked = np.cumsum(~valid)  # no masked sample at or between the two beats
+        unmasked = valid[peaks[:-1]] & valid[peaks[1:]] & (masked[peaks[1:]] == masked[peaks[:-1]])
+    accepted = unmasked & (ibi >= RR_RANGE[0]) & (ibi <= RR_RANGE[1])
     for k in range(len(ibi)):
         lo, hi = max(0, k - MEDIAN_NEIGHBOURS // 2), min(len(ibi), k + MEDIAN_NEIGHBOURS // 2 + 1)
         neighbours = [ibi[j] for j in range(lo, hi) if j != k and accepted[j]]
         if neighbours and abs(ibi[k] - np.median(neighbours)) > MAX_DEVIATION * np.median(neighbours):
             accepted[k] = False
-    return Beats(times=times, values=values, ibi=ibi, accepted=accepted)
+    return Beats(times=times, values=values, ibi=ibi, accepted=accepted, unmasked=unmasked)
 
 
 def longest_run(accepted: np.ndarray) -> tuple[int, int]:

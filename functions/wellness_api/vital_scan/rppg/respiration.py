@@ -8,8 +8,8 @@ its spectral peak in 7.2-30 breaths/min (above the 0.1 Hz Mayer waves; a maximum
 leakage, not a peak) is a candidate when the peak is clear (at least CLEAR_SHARE of the
 band's power within +-0.03 Hz). Smart fusion: rr is the mean of the clear candidates when at least two are
 clear and agree within AGREE breaths/min; otherwise rr is omitted. The band is capped at 0.45 times the heart
-rate, since a beat series cannot show a modulation faster than half its beat rate. Only the longest unbroken
-run of accepted beats is used (no interpolation across motion), and it must span at least MIN_SPAN.
+rate, since a beat series cannot show a modulation faster than half its beat rate. Only the longest run of beats
+between masked samples is used (no interpolation across motion), and it must span at least MIN_SPAN.
 """
 
 import numpy as np
@@ -54,14 +54,19 @@ def respiratory_rate(beats: Beats, baseline: np.ndarray, fs: float, hr_hz: float
     if len(beats.times) < 3:
         return None
     upper = min(BAND[1], 0.45 * hr_hz)
-    lo, hi = longest_run(beats.accepted)  # one unbroken stretch of beats: no interpolation across a gap
-    t = beats.times[lo:hi + 1]
+    # One unbroken stretch between masked samples (no interpolation across motion); inside it, only the
+    # accepted beats (an isolated artefact is bridged by the interpolation of the series).
+    lo, hi = longest_run(beats.unmasked)
+    accepted = beats.accepted[lo:hi]
+    good = np.zeros(hi - lo + 1, bool)
+    good[:-1] |= accepted
+    good[1:] |= accepted
+    t = beats.times[lo:hi + 1][good]
     index = np.clip(np.round(t * fs).astype(int), 0, len(baseline) - 1)
-    mid = beats.times[lo + 1:hi + 1]
     candidates = [
         _rate(t, baseline[index], upper),
-        _rate(t, beats.values[lo:hi + 1], upper),
-        _rate(mid, beats.ibi[lo:hi], upper),
+        _rate(t, beats.values[lo:hi + 1][good], upper),
+        _rate(beats.times[lo + 1:hi + 1][accepted], beats.ibi[lo:hi][accepted], upper),
     ]
     clear = sorted(c for c in candidates if c is not None)
     if len(clear) < 2:
