@@ -15,7 +15,7 @@
 //   starts again and exits; without a returnUrl the page shows its exit message (no --return-origin needed).
 // Either way it waits for the navigation to --return-origin, which it answers itself (route), so no
 // https server is needed. Requests to any other non-loopback host are aborted and recorded in offHost.
-// Report: {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
+// Report (cspViolations: Content-Security-Policy violations): {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
 // resultsText, metrics, returnUrl, hosted (method + path of each hosted API call), measurement ({fps,
 // frames, seconds, keys}; the body itself is saved as trace.json beside the screenshots), backend, offHost, failed, pageErrors, console, shots, timings}.
 import { chromium } from 'playwright-core'
@@ -112,6 +112,12 @@ try {
   page.on('requestfailed', (r) => report.failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`))
   page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) report.console.push(`${m.type()}: ${m.text()}`) })
   page.on('pageerror', (e) => report.pageErrors.push(String(e)))
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      (window.__csp ||= []).push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile || ''}:${e.lineNumber || ''})`)
+    })
+  })
+  const cspSeen = async () => { report.cspViolations = [...(report.cspViolations || []), ...(await page.evaluate(() => window.__csp || []))] }
   const shot = async (name) => {
     const path = join(opts.shots, `${name}.png`)
     await page.screenshot({ path, fullPage: true })
@@ -157,6 +163,7 @@ try {
     await page.locator('#retry').click()
     await page.waitForFunction(() => document.getElementById('guidance').textContent === '', null, { timeout: 10000 })
     await page.locator('#guidance.warn').waitFor({ state: 'visible', timeout: 60000 })
+    await cspSeen()
     await page.reload({ waitUntil: 'load' })
     await page.locator('#start').waitFor({ state: 'visible', timeout: 30000 })
     report.addressAfterReload = page.url()
@@ -168,11 +175,13 @@ try {
     report.cameraShown = await visible('#camera')
     report.focused = await page.evaluate(() => document.activeElement && document.activeElement.id)
     await shot('3-exited')
+    await cspSeen()
   } else if (opts.deny) {
     await page.locator('#exit').waitFor({ state: 'visible', timeout: 30000 })
     await page.waitForFunction(() => document.getElementById('retry') && !document.getElementById('retry').hidden, null,
       { timeout: 30000 })
     report.cameraMessage = await text('#message')
+    await cspSeen()
     report.focused = await page.evaluate(() => document.activeElement && document.activeElement.id)
     await shot('2-camera-denied')
     await page.locator('#exit').click()
@@ -189,6 +198,7 @@ try {
     report.metrics = await page.$$eval('#metrics dd', (dds) => Object.fromEntries(dds.map((d) => [d.dataset.metric, d.textContent])))
     report.focused = await page.evaluate(() => document.activeElement && document.activeElement.id)
     await shot('3-results')
+    await cspSeen()
     await page.locator('#continue').click()
   }
   if (!opts.noFace) await Promise.race([returnedSeen, new Promise((_, reject) => setTimeout(() => reject(new Error('no navigation to the return origin')), 30000))])

@@ -75,6 +75,7 @@ def _common(report: dict, session: dict):
     assert report["pageWidth"] <= 390
     assert report["startButton"]["height"] >= 44 and report["startButton"]["focused"]
     assert report["offHost"] == [] and report["pageErrors"] == [] and report["failed"] == []
+    assert report["cspViolations"] == [], report["cspViolations"]
     # No hosted call carries anything in its URL (the token travels in the Authorization header).
     assert all("?" not in call for call in report["hosted"]), report["hosted"]
     # The return: the approved returnUrl with the session id and status, nothing else added.
@@ -85,6 +86,22 @@ def _common(report: dict, session: dict):
     assert set(query) == {"ref", "vital_scan_session_id", "status"}
     assert session["token"] not in report["returnUrl"] and not back.fragment
     return query["status"]
+
+
+def test_the_page_and_its_detector_are_served_with_their_headers():
+    page = requests.get(BASE_URL + "/vital-scan/", timeout=30)
+    assert page.status_code == 200 and '<script type="module" src="/vital-scan/scan.js">' in page.text
+    csp = page.headers.get("Content-Security-Policy", "")
+    assert "default-src 'none'" in csp and "script-src 'self'" in csp and "connect-src 'self'" in csp
+    # tfjs compiles WebAssembly ('wasm-unsafe-eval'); JavaScript eval stays blocked.
+    assert "'unsafe-eval'" not in csp and "'unsafe-inline'" not in csp.split("script-src")[1].split(";")[0]
+    assert "frame-ancestors 'none'" in csp
+    assert page.headers.get("X-Frame-Options") == "DENY" and page.headers.get("Cache-Control") == "no-store"
+    assert page.headers.get("Referrer-Policy") == "no-referrer"
+    for path in ("scan.js", "models/tiny_face_detector_model-weights_manifest.json",
+                 "models/face_landmark_68_tiny_model.bin"):
+        served = requests.get(f"{BASE_URL}/vital-scan/{path}", timeout=30)
+        assert served.status_code == 200 and served.content == (ROOT / "public" / "vital-scan" / path).read_bytes()
 
 
 def test_scan_with_a_pulsing_face_completes_and_returns_with_the_heart_rate(tenant, tmp_path, capsys):
@@ -157,6 +174,7 @@ def test_no_face_is_guided_the_session_resumes_and_exit_without_return_url_stays
     assert report["hosted"] == [session_, start, start, session_, start, "POST /api/hosted/vital-scan/exit"]
     assert "您已退出扫描" in report["exitMessage"] and not report["cameraShown"] and report["focused"] == "title"
     assert report["offHost"] == [] and report["pageErrors"] == [] and report["failed"] == []
+    assert report["cspViolations"] == [], report["cspViolations"]
     polled = requests.get(f"{SESSIONS}/{session['vitalScanResultId']}", headers=partner.headers, timeout=60)
     assert polled.status_code == 200 and polled.json()["data"]["status"] == "in_progress"
     with capsys.disabled():
