@@ -100,3 +100,19 @@ def test_real_engine_is_the_default_and_numpy_loads_lazily():
     functions = pathlib.Path(__file__).resolve().parents[2] / "functions"
     out = subprocess.run([sys.executable, "-c", code], cwd=functions, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_hosted_measurement_completes_with_the_engine_metrics(http, partner):
+    from tests.conftest import bearer
+    from tests.vital_scan.test_hosted import HOSTED, new_session, partner_view
+
+    sid, token = new_session(http, partner)
+    http.post(f"{HOSTED}/start", headers=bearer(token))
+    case = synthetic.generate(72, 14, "clean", seconds=30, seed=21)
+    body = {"fps": case.fps, "t": [round(x, 3) for x in case.t], "rgb": [[round(v, 3) for v in px] for px in case.rgb]}
+    response = http.post(f"{HOSTED}/measurement", json=body, headers=bearer(token))
+    assert response.status_code == 200, response.json
+    stored = response.json["metrics"]
+    assert response.json["status"] == "completed" and abs(stored["hr"] - case.truth.hr) < 2
+    assert {"hrv", "hrv_indices", "si"} <= set(stored) and not set(NEVER) & set(stored)
+    assert partner_view(http, partner, sid)["metrics"] == stored
