@@ -11,6 +11,7 @@
 //   the results and clicks Continue.
 // --deny-camera: the camera permission prompt is denied (--deny-permission-prompts); the driver clicks
 //   Start, waits for the camera message and clicks Exit.
+// --guidance-only (with --video): records the guidance of 10 s of preview, then exits (as --no-face).
 // --no-face (with --video of something else): waits for the guidance, clicks Try again, reloads (resume),
 //   starts again and exits; without a returnUrl the page shows its exit message (no --return-origin needed).
 // Either way it waits for the navigation to --return-origin, which it answers itself (route), so no
@@ -31,12 +32,14 @@ for (let i = 0; i < argv.length; i++) {
   else if (key === '--video') opts.video = resolve(val)
   else if (key === '--deny-camera') { opts.deny = true; continue }
   else if (key === '--no-face') { opts.noFace = true; continue }
+  else if (key === '--guidance-only') { opts.guidanceOnly = true; continue }
   else if (key === '--return-origin') opts.returnOrigin = val
   else if (key === '--shots') opts.shots = resolve(val)
   else if (key === '--timeout-ms') opts.timeoutMs = Number(val)
   else { console.error(`scan-check: unknown argument ${key}`); process.exit(2) }
   i++
 }
+if (opts.guidanceOnly) opts.noFace = true
 if (!opts.url || !opts.shots || !(opts.video || opts.deny) || !(opts.returnOrigin || opts.noFace)) {
   console.error('scan-check: --url, --shots, --video or --deny-camera, and --return-origin (unless --no-face) are required')
   process.exit(2)
@@ -150,7 +153,16 @@ try {
   await shot('1-intro')
   await page.locator('#start').click()
 
-  if (opts.noFace) {
+  if (opts.guidanceOnly) {
+    // Whatever the guidance says during 10 s of preview (guidanceSeen), then Exit.
+    await page.locator('#camera').waitFor({ state: 'visible', timeout: 30000 })
+    await page.locator('#guidance').waitFor({ state: 'visible', timeout: 30000 })
+    await page.waitForTimeout(10000)
+    await shot('2-guidance')
+    await page.locator('#exit').click()
+    await page.locator('#exit').waitFor({ state: 'hidden', timeout: 30000 })
+    await cspSeen()
+  } else if (opts.noFace) {
     // A camera without a face: the guidance says so. Then the user leaves (reload) and comes back: the
     // session resumes (the token is kept for the tab) and Exit, without a returnUrl, shows the exit page.
     await page.locator('#guidance.warn').waitFor({ state: 'visible', timeout: 60000 })

@@ -14,10 +14,12 @@ const CAPTURE_MS = 30000 // the capture; the server needs at least 15 s
 // are sampled on every video frame in between.
 const DETECT_EVERY_MS = 400
 const DETECT_EVERY_RECORDING_MS = 1000
-const MIN_FACE_WIDTH = 0.18 // of the frame width
+const MIN_FACE_WIDTH = 0.2 // of the frame width (a face that fills the oval is about 0.3)
 const MIN_LUMA = 55 // mean luma (0-255) of the skin regions
 const MAX_SHIFT = 0.12 // of the face width, between two detections
 const NO_FACE_GRACE = 2 // detections without a face before the capture stops
+const MOVEMENT_HOLD_MS = 2000 // "too much movement" stays this long after the last jump
+const MAX_LUMA_STEP = 4 // a jump of the skin regions' mean luma between two frames: the head moved (the pulse is ~1)
 
 const TEXT = {
   en: {
@@ -239,7 +241,7 @@ function loadDetector() {
   return detectorReady
 }
 
-const detectorOptions = new faceapi.TinyFaceDetectorOptions({ inputSize: 160, scoreThreshold: 0.4 })
+const detectorOptions = new faceapi.TinyFaceDetectorOptions({ inputSize: 224, scoreThreshold: 0.4 })
 
 // The forehead and both cheeks of a detection, as rectangles in video pixels.
 export function skinRegions(points, box) {
@@ -331,7 +333,12 @@ class Scan {
       const w = el.video.videoWidth
       if (!found) {
         this.misses++
-        if (this.misses >= NO_FACE_GRACE || !this.regions) { this.regions = null; this.setProblem('noFace') }
+        if (this.misses >= NO_FACE_GRACE || !this.regions) {
+          this.regions = null
+          // In a dark room the detector finds nothing: say what to change.
+          const frame = sample([{ x: 0, y: 0, w: el.video.videoWidth, h: el.video.videoHeight }])
+          this.setProblem(frame && frame.luma < MIN_LUMA ? 'tooDark' : 'noFace')
+        }
         return
       }
       this.misses = 0
@@ -339,9 +346,11 @@ class Scan {
       const centre = { x: box.x + box.width / 2, y: box.y + box.height / 2 }
       const moved = this.lastBox && Math.hypot(centre.x - this.lastBox.x, centre.y - this.lastBox.y) > MAX_SHIFT * box.width
       this.lastBox = centre
+      if (moved) this.movedAt = performance.now()
       this.regions = skinRegions(found.landmarks.positions, box)
+      this.prevLuma = undefined // new regions: compare from the next frame on
       if (box.width < MIN_FACE_WIDTH * w) this.setProblem('tooSmall')
-      else if (moved) this.setProblem('movement')
+      else if (this.movedAt && performance.now() - this.movedAt < MOVEMENT_HOLD_MS) this.setProblem('movement')
       else if (this.lastLuma !== undefined && this.lastLuma < MIN_LUMA) this.setProblem('tooDark')
       else this.setProblem(null)
     } catch {
@@ -381,7 +390,12 @@ class Scan {
       if (this.regions) {
         const s = sample(this.regions)
         if (s) {
-          this.lastLuma = s.luma
+          // Movement between detections: the regions suddenly hold other pixels.
+          if (this.prevLuma !== undefined && Math.abs(s.luma - this.prevLuma) > MAX_LUMA_STEP) {
+            this.movedAt = performance.now()
+            if (this.problem !== 'tooSmall') this.setProblem('movement')
+          }
+          this.lastLuma = this.prevLuma = s.luma
           if (s.luma < MIN_LUMA && !this.problem) this.setProblem('tooDark')
           const at = meta && meta.captureTime ? meta.captureTime : meta && meta.expectedDisplayTime ? meta.expectedDisplayTime : now
           if (!this.problem && s.rgb && s.skin > 0.2) this.record(at, s.rgb)

@@ -71,6 +71,30 @@ def write_still_y4m(path: Path, image: np.ndarray, fps: int = 30, frames: int = 
     return {"path": str(path), "frames": frames, "fps": fps}
 
 
+def write_problem_y4m(path: Path, problem: str, fps: int = 30, frames: int = 70) -> dict:
+    """The face with a problem the page must name: "small" (far away), "dark" (a dim room) or "moving"
+    (the head jumps sideways every few frames)."""
+    photo = data.astronaut().astype(float)
+    base = photo[TOP:TOP + HEIGHT, LEFT:LEFT + WIDTH]
+    with open(path, "wb") as out:
+        out.write(f"YUV4MPEG2 W{WIDTH} H{HEIGHT} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
+        for i in range(frames):
+            if problem == "small":  # the photograph at half its size (face: 16 % of the width), on its wall's colour
+                small = photo[::2, ::2][8:8 + 190, 20:20 + 220]
+                frame = np.empty_like(base)
+                frame[...] = photo[0:40, 300:360].reshape(-1, 3).mean(axis=0)
+                frame[25:25 + small.shape[0], 50:50 + small.shape[1]] = small
+            elif problem == "dark":
+                frame = base * 0.22
+            elif problem == "moving":
+                shift = 60 if (i // 7) % 2 else 0
+                frame = photo[TOP:TOP + HEIGHT, LEFT - 40 + shift:LEFT - 40 + shift + WIDTH]
+            else:
+                raise ValueError(problem)
+            out.write(b"FRAME\n" + _to_yuv420(frame))
+    return {"path": str(path), "frames": frames, "fps": fps, "problem": problem}
+
+
 if __name__ == "__main__":  # python -m tests.browser.scan_video /tmp/face.y4m: look at it by hand
     import sys
 

@@ -8,10 +8,11 @@ colour per frame for about 30 s, sends the trace, shows the results and returns 
 returnUrl, which the driver answers itself (no https server). The partner's GET then shows the heart
 rate. A second run denies the camera: the page says so and Exit still returns with status=exited. A
 third shows a camera without a face: the guidance says so, nothing is recorded, a reload resumes the
-session and Exit without a returnUrl shows the exit page.
+session and Exit without a returnUrl shows the exit page. Three more show the face too small, too dark
+and jumping sideways: the guidance names each problem.
 
-Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-{scan,denied,no-face}/; the tests print
-the paths.
+Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-{scan,denied,no-face,guidance-*}/; the
+tests print the paths (the request body of the scan is saved beside them as trace.json).
 """
 
 import json
@@ -24,7 +25,7 @@ import pytest
 import requests
 from skimage import data
 
-from tests.browser.scan_video import write_still_y4m, write_y4m
+from tests.browser.scan_video import write_problem_y4m, write_still_y4m, write_y4m
 from tests.browser.test_docs_page import CHROMIUM, ROOT, SHOTS
 from tests.conftest import BASE_URL
 from tests.vital_scan.conftest import ORIGIN, make_partner
@@ -179,3 +180,21 @@ def test_no_face_is_guided_the_session_resumes_and_exit_without_return_url_stays
     assert polled.status_code == 200 and polled.json()["data"]["status"] == "in_progress"
     with capsys.disabled():
         print(f"\n[vital scan page, no face] {report['timings']}; screenshots {report['shots']}")
+
+
+@pytest.mark.parametrize(("problem", "says"), [
+    ("small", "Your face is too small. Move closer to the camera."),
+    ("dark", "It is too dark. Move to a brighter place or face a light."),
+    ("moving", "Too much movement. Hold still."),
+])
+def test_guidance_names_the_problem(tenant, tmp_path, problem, says):
+    _require_browser()
+    video = write_problem_y4m(tmp_path / f"{problem}.y4m", problem)
+    session = _create(make_partner(tenant, points=2), locale="en")
+
+    report = _drive(session, f"guidance-{problem}", "--video", video["path"], "--guidance-only", timeout=120)
+
+    assert says in report["guidanceSeen"], report["guidanceSeen"]
+    if problem != "moving":  # (a head that keeps jumping may hold still long enough in between)
+        assert not any(g.startswith("Measuring") for g in report["guidanceSeen"]), report["guidanceSeen"]
+    assert report["pageErrors"] == [] and report["cspViolations"] == []
