@@ -12,7 +12,7 @@
 // screenshot, topScreenshot}.
 // Requests to any host but 127.0.0.1/localhost/[::1] are recorded in offHost and aborted, and
 // Chromium's own resolver maps every other host to nothing, so nothing leaves the machine either way.
-import { chromium } from 'playwright-core'
+import { isLocal, launch } from './headless.mjs'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -32,30 +32,13 @@ for (let i = 0; i < argv.length; i++) {
 }
 if (!opts.url) { console.error('page-check: --url is required'); process.exit(2) }
 
-const executablePath = process.env.DEVSTACK_CHROMIUM || '/usr/bin/chromium'
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
-const isLocal = (u) => {
-  try {
-    const url = new URL(u)
-    return ['data:', 'blob:', 'about:'].includes(url.protocol) || LOOPBACK.has(url.hostname)
-  } catch { return false }
-}
 
 const profile = mkdtempSync(join(tmpdir(), 'page-check-chromium-'))
 let context
 const report = { url: opts.url, requests: [], offHost: [], failed: [], console: [], pageErrors: [], cspViolations: [] }
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath,
-    headless: true,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--disable-default-apps', '--disable-extensions', '--no-default-browser-check',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
-    ],
+  context = await launch(profile, [], {
     viewport: { width: opts.width, height: opts.height },
-    serviceWorkers: 'block',
   })
   await context.route('**/*', (route) => {
     const u = route.request().url()

@@ -19,7 +19,7 @@
 // Report (cspViolations: Content-Security-Policy violations): {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
 // resultsText, metrics, returnUrl, hosted (method + path of each hosted API call), measurement ({fps,
 // frames, seconds, keys}; the body itself is saved as trace.json beside the screenshots), backend, offHost, failed, pageErrors, console, shots, timings}.
-import { chromium } from 'playwright-core'
+import { isLocal, launch } from './headless.mjs'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -46,14 +46,6 @@ if (!opts.url || !opts.shots || !(opts.video || opts.deny) || !(opts.returnOrigi
 }
 mkdirSync(opts.shots, { recursive: true })
 
-const executablePath = process.env.DEVSTACK_CHROMIUM || '/usr/bin/chromium'
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
-const isLocal = (u) => {
-  try {
-    const url = new URL(u)
-    return ['data:', 'blob:', 'about:'].includes(url.protocol) || LOOPBACK.has(url.hostname)
-  } catch { return false }
-}
 const media = opts.deny
   ? ['--use-fake-device-for-media-stream', '--deny-permission-prompts']
   : ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${opts.video}`]
@@ -65,22 +57,11 @@ const started = Date.now()
 const mark = (name) => { report.timings[name] = Date.now() - started }
 let context
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath,
-    headless: true,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--disable-default-apps', '--disable-extensions', '--no-default-browser-check',
-      '--autoplay-policy=no-user-gesture-required',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
-      ...media,
-    ],
+  context = await launch(profile, ['--autoplay-policy=no-user-gesture-required', ...media], {
     viewport: { width: opts.width, height: opts.height },
     deviceScaleFactor: 1,
     isMobile: true,
     hasTouch: true,
-    serviceWorkers: 'block',
   })
   let returned = null
   const returnedSeen = new Promise((resolveReturn) => {

@@ -1,0 +1,34 @@
+// What the page checkers share: Debian's Chromium, started headless with nothing that reaches past loopback.
+import { chromium } from 'playwright-core'
+
+export const executablePath = process.env.DEVSTACK_CHROMIUM || '/usr/bin/chromium'
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
+
+// True for URLs that stay on this machine (or never leave the page).
+export const isLocal = (u) => {
+  try {
+    const url = new URL(u)
+    return ['data:', 'blob:', 'about:'].includes(url.protocol) || LOOPBACK.has(url.hostname)
+  } catch { return false }
+}
+
+// Without the background-networking flags Chromium keeps calling Google's hosts, which this network refuses;
+// the resolver rule makes any other host fail at once instead of waiting.
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-default-apps', '--disable-extensions', '--no-default-browser-check',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
+]
+
+// A persistent context in `profile` (a fresh folder), with extra Chromium flags and context options.
+export function launch (profile, extraArgs = [], options = {}) {
+  return chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: [...ARGS, ...extraArgs],
+    serviceWorkers: 'block',
+    ...options,
+  })
+}
