@@ -2,10 +2,11 @@
 
 import pytest
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import PydanticCustomError
 
 from wellness_api.core import http
 from wellness_api.core.http import BodyError
-from wellness_api.core.text import MultiLine, SingleLine, is_single_line
+from wellness_api.core.text import MultiLine, SingleLine, single_line
 
 
 class Body(BaseModel):
@@ -30,7 +31,8 @@ def test_single_line_refuses_control_line_break_and_bidi_override_characters(cha
         http.validate(Body, {"name": f"Morning{char}Flow"})
     assert err.value.status == 400 and err.value.field == "name"
     assert err.value.message.startswith("Invalid field name: must ")
-    assert not is_single_line(f"a{char}b")
+    with pytest.raises(PydanticCustomError):
+        single_line(f"a{char}b")
 
 
 @pytest.mark.parametrize("char", REFUSED_EVERYWHERE)

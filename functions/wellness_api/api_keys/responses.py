@@ -2,14 +2,12 @@
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ..core.openapi import Closed
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ApiKeyRecord(_Strict):
+class ApiKeyRecord(Closed):
     """An API key record (2.11); never the raw key or its hash."""
 
     keyId: str
@@ -26,14 +24,14 @@ class ApiKeyRecord(_Strict):
     lastUsedAt: str | None = Field(description="Updated at most once a minute per key.")
 
 
-class ApiKeyList(_Strict):
+class ApiKeyList(Closed):
     """Every active key of the client, then the most recently revoked ones."""
 
     apiKeys: list[ApiKeyRecord]
     legacyPrimaryKeyId: str | None
 
 
-class CreatedApiKey(_Strict):
+class CreatedApiKey(Closed):
     """The new key; `secret` and `clientSecret` hold the same raw key, shown only in this response."""
 
     success: Literal[True]

@@ -62,26 +62,26 @@ def principal_from_claims(claims: dict) -> Principal:
     )
 
 
-def verify_id_token(token: str, check_revoked: bool = True) -> dict | None:
-    """Decoded claims of a valid Firebase ID token, or None (expired, forged, revoked, disabled user)."""
+def verify_id_token(token: str) -> dict | None:
+    """Decoded claims of a valid Firebase ID token, or None (expired, forged, revoked, disabled user).
+
+    Revocation is always checked: an ID token of a disabled account (platformctl user disable) or one
+    issued before its refresh tokens were revoked is refused at once, not when it expires (one Auth
+    lookup per request)."""
     fb_auth = firebase.auth()
     try:
-        return fb_auth.verify_id_token(token, app=firebase.app(), check_revoked=check_revoked)
+        return fb_auth.verify_id_token(token, app=firebase.app(), check_revoked=True)
     except (ValueError, fb_auth.InvalidIdTokenError, fb_auth.UserDisabledError,
             fb_auth.CertificateFetchError, fb_auth.UserNotFoundError):
         return None
 
 
 def require_user() -> Principal:
-    """The caller's Firebase identity from `Authorization: Bearer <ID token>`, or 401.
-
-    Every route checks revocation: an ID token of a disabled account (platformctl user disable) or one
-    issued before its refresh tokens were revoked is refused at once, not when it expires (one Auth
-    lookup per request)."""
+    """The caller's Firebase identity from `Authorization: Bearer <ID token>`, or 401."""
     token = bearer_token()
     if token is None:
         raise ApiError(401, MISSING_AUTH)
-    claims = verify_id_token(token, check_revoked=True)
+    claims = verify_id_token(token)
     if claims is None:
         raise ApiError(401, INVALID_TOKEN)
     principal = principal_from_claims(claims)

@@ -81,32 +81,34 @@ HEADERS: dict[str, dict[str, Any]] = {
 # ------------------------------------------------------------------------------ error envelopes (part 7)
 
 
-class PlainError(BaseModel):
-    """`{error}`: most areas."""
+class Closed(BaseModel):
+    """A body with exactly its declared fields (`additionalProperties: false`): every response shape."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class PlainError(Closed):
+    """`{error}`: most areas."""
+
     error: str = Field(description="What went wrong, for a person.")
 
 
-class CodedError(BaseModel):
+class CodedError(Closed):
     """`{code, error}`: custom tokens (7.1)."""
 
-    model_config = ConfigDict(extra="forbid")
     code: str = Field(description="Stable machine-readable code.")
     error: str
 
 
-class NestedErrorBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class NestedErrorBody(Closed):
     code: str | None = Field(default=None, description="Absent only for 404, the polling 429 and 500 (7.6).")
     message: str
     requestId: str = Field(description="The same value as the x-request-id header.")
 
 
-class NestedError(BaseModel):
+class NestedError(Closed):
     """`{error: {code, message, requestId}}`: Vital Scan (7.6)."""
 
-    model_config = ConfigDict(extra="forbid")
     error: NestedErrorBody
 
 

@@ -58,13 +58,5 @@ def multi_line(value: str) -> str:
     return value
 
 
-def is_single_line(value: str) -> bool:
-    try:
-        single_line(value)
-    except PydanticCustomError:
-        return False
-    return True
-
-
 SingleLine = Annotated[str, AfterValidator(single_line)]
 MultiLine = Annotated[str, AfterValidator(multi_line)]

@@ -15,7 +15,7 @@ CLIENT_USER_NOT_FOUND = "Client user not found"
 def exchange(raw_token: str | None) -> str:
     if raw_token is None:
         raise ApiError(401, auth.MISSING_AUTH)
-    decoded = auth.verify_id_token(raw_token, check_revoked=True)
+    decoded = auth.verify_id_token(raw_token)
     if decoded is None:
         raise ApiError(401, auth.INVALID_TOKEN)
     uid = decoded.get("uid") or decoded.get("sub")

@@ -2,16 +2,12 @@
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from ..core.openapi import PlainError
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from ..core.openapi import Closed, PlainError
 
 
-class UserProfile(_Strict):
+class UserProfile(Closed):
     """The authentication user profile (2.6)."""
 
     uid: str
@@ -22,20 +18,20 @@ class UserProfile(_Strict):
     disabled: bool
 
 
-class CustomTokenIssued(_Strict):
+class CustomTokenIssued(Closed):
     """A custom token for immediate sign-in with the Firebase client SDK, and the user's profile."""
 
     customToken: str = Field(description="Redeem at once with signInWithCustomToken; not a bearer token here.")
     user: UserProfile
 
 
-class CustomToken(_Strict):
+class CustomToken(Closed):
     """A custom token for immediate sign-in with the Firebase client SDK."""
 
     customToken: str
 
 
-class ClaimsSet(_Strict):
+class ClaimsSet(Closed):
     """The claims now on the user, rebuilt from the client's records ({} for a disabled member)."""
 
     success: Literal[True]
@@ -44,7 +40,7 @@ class ClaimsSet(_Strict):
     user: UserProfile
 
 
-class ClientToken(_Strict):
+class ClientToken(Closed):
     """A client token: an HS256 JWT valid for one hour."""
 
     token: str

@@ -25,7 +25,7 @@ class Result:
 
 
 def set_claims(client_id: str, id_token: str) -> Result:
-    decoded = auth.verify_id_token(id_token, check_revoked=True)
+    decoded = auth.verify_id_token(id_token)
     if decoded is None:
         raise ApiError(401, INVALID_ID_TOKEN)
     uid = decoded.get("uid") or decoded.get("sub")

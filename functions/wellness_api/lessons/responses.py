@@ -4,21 +4,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.openapi import PlainError
+from ..core.openapi import Closed, PlainError
 
 Localizable = dict[str, str]  # keyed by language: en, zh, zh_Hant, zh_Hans (2.1)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
-
-class FirestoreTimestamp(_Strict):
+class FirestoreTimestamp(Closed):
     seconds: int = Field(alias="_seconds")
     nanoseconds: int = Field(alias="_nanoseconds")
 
 
-class LessonSession(_Strict):
+class LessonSession(Closed):
     """A session of a lesson, read form (2.3); times in seconds from the start of the video."""
 
     index: int
@@ -80,21 +77,19 @@ class LessonConfig(BaseModel):
     thumbnailTimeInSeconds: float | None = None
 
 
-class LessonList(_Strict):
+class LessonList(Closed):
     """The live lessons of the client."""
 
     data: list[LessonConfig]
 
 
-class OneLesson(_Strict):
+class OneLesson(Closed):
     """One live lesson, with its related lessons."""
 
     lesson: LessonConfig
 
 
-class CatalogSession(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class CatalogSession(Closed):
     title: Localizable
     startSeconds: float
     endSeconds: float
@@ -103,7 +98,7 @@ class CatalogSession(BaseModel):
     repCount: int | None = None
 
 
-class CatalogLesson(_Strict):
+class CatalogLesson(Closed):
     """A catalog lesson summary (2.4); duration in minutes."""
 
     id: str
@@ -122,7 +117,7 @@ class CatalogLesson(_Strict):
     sessions: list[CatalogSession]
 
 
-class Catalog(_Strict):
+class Catalog(Closed):
     """The catalog summary (2.4) of the managed client."""
 
     clientId: str
@@ -131,14 +126,14 @@ class Catalog(_Strict):
     allTiers: list[str] = Field(description="The configured membership tiers, then any other tier in use.")
 
 
-class CatalogUpdated(_Strict):
+class CatalogUpdated(Closed):
     """The catalog after the change."""
 
     success: Literal[True]
     catalog: Catalog
 
 
-class LessonCreated(_Strict):
+class LessonCreated(Closed):
     """The new lesson's id and the catalog."""
 
     success: Literal[True]
@@ -146,7 +141,7 @@ class LessonCreated(_Strict):
     catalog: Catalog
 
 
-class SubtitleUploaded(_Strict):
+class SubtitleUploaded(Closed):
     """The stored subtitle's URL and the catalog."""
 
     success: Literal[True]
@@ -154,7 +149,7 @@ class SubtitleUploaded(_Strict):
     catalog: Catalog
 
 
-class PlanConflict(_Strict):
+class PlanConflict(Closed):
     id: str
     title: Localizable
 

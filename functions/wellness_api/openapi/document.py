@@ -8,7 +8,7 @@ import importlib
 from typing import Any
 
 import flask
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
 from pydantic.json_schema import models_json_schema
 
 from ..core import openapi
@@ -171,8 +171,8 @@ def _request_body(op: Operation, refs) -> dict[str, Any]:
     content: dict[str, Any] = {"schema": refs[(op.body, "validation")]}
     if op.example is not None:
         content["example"] = op.example
-    required = any(field.is_required() for field in op.body.model_fields.values()) \
-        if hasattr(op.body, "model_fields") and "root" not in op.body.model_fields else True
+    # A body whose every field is optional may be left out (POST api-keys); a RootModel (a union) may not.
+    required = issubclass(op.body, RootModel) or any(f.is_required() for f in op.body.model_fields.values())
     return {"required": required, "content": {media: content}}
 
 

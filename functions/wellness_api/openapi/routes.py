@@ -9,10 +9,9 @@ app = http.create_app("platform")
 api = openapi.Api(app, "Platform")
 
 
-class Health(BaseModel):
+class Health(openapi.Closed):
     """The stack can serve."""
 
-    model_config = ConfigDict(extra="forbid")
     status: str = Field(description='Always "ok".')
 
 

@@ -7,14 +7,10 @@ so the document and the stored results cannot disagree about a name or a type.
 from typing import Any, Literal
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from ..core.openapi import NestedError
+from ..core.openapi import Closed, NestedError
 from . import metrics
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 def _metric_type(kind: Any, name: str) -> Any:
@@ -32,11 +28,11 @@ VitalScanMetrics = pydantic.create_model(
 )
 
 
-class SessionError(_Strict):
+class SessionError(Closed):
     message: str
 
 
-class VitalScanSession(_Strict):
+class VitalScanSession(Closed):
     """A Vital Scan session (2.12)."""
 
     vitalScanResultId: str
@@ -61,13 +57,13 @@ class NewVitalScanSession(VitalScanSession):
                                           "with the fragment (the scanToken) intact. Never log or store it.")
 
 
-class CreatedSession(_Strict):
+class CreatedSession(Closed):
     """The new session, with its vitalScanUrl; one point was used."""
 
     data: NewVitalScanSession
 
 
-class SessionResult(_Strict):
+class SessionResult(Closed):
     """The session, without vitalScanUrl; no point is used."""
 
     data: VitalScanSession
@@ -81,7 +77,7 @@ class InsufficientCredits(NestedError):
     resetsAt: str
 
 
-class HostedSession(_Strict):
+class HostedSession(Closed):
     """The token's session as the hosted page may see it: no user id, no health data."""
 
     status: Literal["created", "in_progress", "completed", "failed", "expired"]
@@ -90,7 +86,7 @@ class HostedSession(_Strict):
     returnUrl: str | None
 
 
-class MeasurementResult(_Strict):
+class MeasurementResult(Closed):
     """The session is completed with the metrics the trace supports (omitted where the signal is too poor)."""
 
     status: Literal["completed"]
@@ -98,13 +94,13 @@ class MeasurementResult(_Strict):
     redirectUrl: str | None = Field(description="returnUrl with vital_scan_session_id and status=completed.")
 
 
-class FailResult(_Strict):
+class FailResult(Closed):
     """The session is failed; the point is not refunded."""
 
     status: Literal["failed"]
 
 
-class ExitResult(_Strict):
+class ExitResult(Closed):
     """Where the page navigates: returnUrl with status=exited, or null without returnUrl."""
 
     redirectUrl: str | None

@@ -53,6 +53,7 @@ HOSTED_ERRORS = (
     SESSION_UNAVAILABLE,
 )
 NOT_FOUND = error(404, "Unknown or deleted session.", NO_CODE)
+UNEXPECTED = error(500, "Unexpected error.", NO_CODE)
 
 
 def _creating() -> bool:
@@ -127,7 +128,7 @@ def create_session():
          errors=[*BOUNDARY, NOT_FOUND, SESSION_UNAVAILABLE,
                  error(429, "Polled again within five seconds (no code); honour Retry-After.", NO_CODE,
                        headers=[RETRY_AFTER]),
-                 error(500, "Unexpected error.", NO_CODE)])
+                 UNEXPECTED])
 def get_session(vital_scan_result_id: str):
     workspace = access.open_workspace()
     return {"data": service.get_session(workspace, vital_scan_result_id)}
@@ -137,7 +138,7 @@ def get_session(vital_scan_result_id: str):
             summary="Delete a Vital Scan session",
             description="Free; a soft delete: later access answers 404. The point is not refunded.",
             security=[API_KEY], responses={204: None}, response_headers=RATELIMIT_HEADERS,
-            errors=[*BOUNDARY, NOT_FOUND, SESSION_UNAVAILABLE, error(500, "Unexpected error.", NO_CODE)])
+            errors=[*BOUNDARY, NOT_FOUND, SESSION_UNAVAILABLE, UNEXPECTED])
 def delete_session(vital_scan_result_id: str):
     workspace = access.open_workspace()
     service.delete_session(workspace, vital_scan_result_id)
@@ -158,7 +159,7 @@ def _scan() -> service.HostedRef:
          summary="Hosted page: the token's session",
          description="Called by the hosted scan page with the scanToken from its URL fragment.",
          security=[SCAN_TOKEN], responses={200: HostedSession},
-         errors=[*HOSTED_ERRORS, error(500, "Unexpected error.", NO_CODE)])
+         errors=[*HOSTED_ERRORS, UNEXPECTED])
 def hosted_session():
     return service.hosted_get(_scan())
 
@@ -166,7 +167,7 @@ def hosted_session():
 @api.post(f"{HOSTED}/start", operation_id="startHostedVitalScan", summary="Hosted page: start the scan",
           description="created -> in_progress (startedAt set); again while in_progress (a resumed scan): no change.",
           security=[SCAN_TOKEN], responses={200: HostedSession},
-          errors=[*HOSTED_ERRORS, error(500, "Unexpected error.", NO_CODE)])
+          errors=[*HOSTED_ERRORS, UNEXPECTED])
 def hosted_start():
     return service.hosted_start(_scan())
 
@@ -178,7 +179,7 @@ def hosted_start():
           security=[SCAN_TOKEN], body=MeasurementBody, example=SAMPLE_TRACE,
           responses={200: MeasurementResult},
           errors=[*HOSTED_ERRORS, error(400, "Invalid trace.", "invalid_request"),
-                  error(409, "The scan has not been started.", NO_CODE), error(500, "Unexpected error.", NO_CODE)])
+                  error(409, "The scan has not been started.", NO_CODE), UNEXPECTED])
 def hosted_measurement():
     ref = _scan()
     return service.hosted_measurement(ref, _parse(MeasurementBody))
@@ -189,7 +190,7 @@ def hosted_measurement():
           security=[SCAN_TOKEN], body=FailBody, example={"message": "Camera permission denied."},
           responses={200: FailResult},
           errors=[*HOSTED_ERRORS, error(400, "The message is empty or too long.", "invalid_request"),
-                  error(409, "The scan has not been started.", NO_CODE), error(500, "Unexpected error.", NO_CODE)])
+                  error(409, "The scan has not been started.", NO_CODE), UNEXPECTED])
 def hosted_fail():
     ref = _scan()
     return service.hosted_fail(ref, _parse(FailBody).message)
@@ -198,6 +199,6 @@ def hosted_fail():
 @api.post(f"{HOSTED}/exit", operation_id="exitHostedVitalScan", summary="Hosted page: leave the scan",
           description="No state change: the session stays resumable until completed or expired.",
           security=[SCAN_TOKEN], responses={200: ExitResult},
-          errors=[*HOSTED_ERRORS, error(500, "Unexpected error.", NO_CODE)])
+          errors=[*HOSTED_ERRORS, UNEXPECTED])
 def hosted_exit():
     return service.hosted_exit(_scan())
