@@ -23,19 +23,25 @@ for (const name of readdirSync(outdir)) {
   if (!KEEP.has(name)) rmSync(join(outdir, name), { recursive: true, force: true })
 }
 
-const started = Date.now()
-const result = await build({
+// What both pages are built with: minified browser ESM, entry files under their own names.
+const common = {
   absWorkingDir: here,
-  entryPoints: { docs: 'docs.js' },
-  outdir,
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'browser',
   target: ['es2022', 'chrome110', 'firefox115', 'safari16'],
   minify: true,
   legalComments: 'linked',
   entryNames: '[name]',
+  logLevel: 'warning',
+}
+
+const started = Date.now()
+const result = await build({
+  ...common,
+  entryPoints: { docs: 'docs.js' },
+  outdir,
+  splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   assetNames: 'assets/[name]-[hash]',
   loader: { '.woff2': 'file', '.woff': 'file', '.svg': 'file', '.png': 'file' },
@@ -46,7 +52,6 @@ const result = await build({
     __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: 'false',
   },
   metafile: true,
-  logLevel: 'warning',
 })
 
 let total = 0
@@ -72,18 +77,10 @@ for (const name of readdirSync(scanDir)) {
 }
 const scanStarted = Date.now()
 const scanResult = await build({
-  absWorkingDir: here,
+  ...common,
   entryPoints: { scan: 'vital-scan.js' },
   outdir: scanDir,
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: ['es2022', 'chrome110', 'firefox115', 'safari16'],
-  minify: true,
-  legalComments: 'linked',
-  entryNames: '[name]',
   define: { 'process.env.NODE_ENV': '"production"' },
-  logLevel: 'warning',
 })
 const modelSrc = join(here, 'node_modules', '@vladmandic', 'face-api', 'model')
 const modelDir = join(scanDir, 'models')

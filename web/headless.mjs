@@ -32,3 +32,16 @@ export function launch (profile, extraArgs = [], options = {}) {
     ...options,
   })
 }
+
+// Record what a person would call broken (failed requests, console errors and warnings, page errors) into
+// `report`, and collect CSP violations in window.__csp for the checker to read.
+export async function watch (page, report) {
+  page.on('requestfailed', (r) => report.failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`))
+  page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) report.console.push(`${m.type()}: ${m.text()}`) })
+  page.on('pageerror', (e) => report.pageErrors.push(String(e)))
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      (window.__csp ||= []).push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile || ''}:${e.lineNumber || ''})`)
+    })
+  })
+}

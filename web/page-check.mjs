@@ -12,7 +12,7 @@
 // screenshot, topScreenshot}.
 // Requests to any host but 127.0.0.1/localhost/[::1] are recorded in offHost and aborted, and
 // Chromium's own resolver maps every other host to nothing, so nothing leaves the machine either way.
-import { isLocal, launch } from './headless.mjs'
+import { isLocal, launch, watch } from './headless.mjs'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -48,14 +48,7 @@ try {
   })
   const page = context.pages()[0] || await context.newPage()
   page.on('request', (r) => report.requests.push(`${r.method()} ${r.url()}`))
-  page.on('requestfailed', (r) => report.failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`))
-  page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) report.console.push(`${m.type()}: ${m.text()}`) })
-  page.on('pageerror', (e) => report.pageErrors.push(String(e)))
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      (window.__csp ||= []).push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile || ''}:${e.lineNumber || ''})`)
-    })
-  })
+  await watch(page, report)
 
   const started = Date.now()
   const response = await page.goto(opts.url, { waitUntil: 'load', timeout: opts.timeoutMs })

@@ -9,24 +9,18 @@ The full-page screenshot lands in .devstack/screenshots[-offsetN]/docs.png (the 
 it, docs-top.png); the test prints both paths.
 """
 
-import json
-import os
-import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 import requests
 
+from tests.browser import driver
+from tests.browser.driver import ROOT, SHOTS
 from tests.conftest import BASE_URL
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
-DRIVER = ROOT / "web" / "page-check.mjs"
-CHROMIUM = os.environ.get("DEVSTACK_CHROMIUM") or "/usr/bin/chromium"
-OFFSET = os.environ.get("DEVSTACK_PORT_OFFSET") or "0"
-SHOTS = ROOT / ".devstack" / ("screenshots" if OFFSET == "0" else f"screenshots-offset{OFFSET}")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
@@ -45,30 +39,15 @@ def document() -> dict:
 @pytest.fixture(scope="module")
 def page(document) -> dict:
     """The report of web/page-check.mjs for {base_url}/docs, once rendered."""
-    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
-        pytest.fail(
-            f"no Chromium at {CHROMIUM}: devstack/install.sh installs Debian's chromium only when it runs as root "
-            "(a bare CI machine). Install it (sudo apt-get install --no-install-recommends chromium) or set "
-            "DEVSTACK_CHROMIUM to a Chromium/Chrome binary, then run the browser tests again.",
-            pytrace=False,
-        )
-    for needed in (ROOT / "web" / "node_modules" / "playwright-core", ROOT / "public" / "docs" / "docs.js"):
-        if not needed.exists():
-            pytest.fail(f"{needed.relative_to(ROOT)} is missing: run `make install` (devstack/install.sh)", pytrace=False)
+    driver.require(ROOT / "public" / "docs" / "docs.js")
     tags = [tag["name"] for tag in document.get("tags", [])]
     shot, top = SHOTS / "docs.png", SHOTS / "docs-top.png"
     # --scroll: Scalar renders an operation only when it comes near the viewport.
-    command = ["node", str(DRIVER), "--url", BASE_URL + "/docs", "--scroll", "--screenshot", str(shot),
-               "--top-screenshot", str(top), "--timeout-ms", "120000"]
+    args = ["--url", BASE_URL + "/docs", "--scroll", "--screenshot", str(shot), "--top-screenshot", str(top),
+            "--timeout-ms", "120000"]
     for tag in tags:
-        command += ["--wait-text", tag]
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
-    lines = proc.stdout.strip().splitlines()
-    if not lines:
-        pytest.fail(f"web/page-check.mjs printed nothing (exit {proc.returncode}): {proc.stderr[-2000:]}", pytrace=False)
-    report = json.loads(lines[-1])
-    assert not report.get("error"), f"the browser run failed: {report['error']}\n{proc.stderr[-2000:]}"
-    return report
+        args += ["--wait-text", tag]
+    return driver.run("page-check.mjs", *args, timeout=240)
 
 
 def test_docs_without_a_trailing_slash_serves_the_page():

@@ -15,35 +15,27 @@ Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-{scan,denied,no-f
 tests print the paths (the request body of the scan is saved beside them as trace.json).
 """
 
-import json
-import os
-import subprocess
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import requests
 from skimage import data
 
+from tests.browser import driver
+from tests.browser.driver import ROOT, SHOTS
 from tests.browser.scan_video import write_problem_y4m, write_still_y4m, write_y4m
-from tests.browser.test_docs_page import CHROMIUM, ROOT, SHOTS
 from tests.conftest import BASE_URL
 from tests.vital_scan.conftest import ORIGIN, make_partner
 
 pytestmark = pytest.mark.e2e
 
-DRIVER = ROOT / "web" / "scan-check.mjs"
 SESSIONS = BASE_URL + "/api/v1/vital-scan/sessions"
 TRUE_BPM = 72.0
 
 
 def _require_browser():
-    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
-        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium or set DEVSTACK_CHROMIUM", pytrace=False)
-    for needed in (ROOT / "web" / "node_modules" / "playwright-core", ROOT / "public" / "vital-scan" / "scan.js",
-                   ROOT / "public" / "vital-scan" / "models" / "tiny_face_detector_model.bin"):
-        if not needed.exists():
-            pytest.fail(f"{needed.relative_to(ROOT)} is missing: run `make install` (devstack/install.sh)", pytrace=False)
+    driver.require(ROOT / "public" / "vital-scan" / "scan.js",
+                   ROOT / "public" / "vital-scan" / "models" / "tiny_face_detector_model.bin")
 
 
 def _create(partner, **body) -> dict:
@@ -59,15 +51,8 @@ def _create(partner, **body) -> dict:
 
 
 def _drive(session: dict, name: str, *extra: str, timeout: int = 240) -> dict:
-    command = ["node", str(DRIVER), "--url", session["pageUrl"], "--return-origin", ORIGIN,
-               "--shots", str(SHOTS / f"vital-scan-{name}"), *extra]
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
-    lines = proc.stdout.strip().splitlines()
-    if not lines:
-        pytest.fail(f"web/scan-check.mjs printed nothing (exit {proc.returncode}): {proc.stderr[-2000:]}", pytrace=False)
-    report = json.loads(lines[-1])
-    assert not report.get("error"), f"the browser run failed: {report['error']}\n{json.dumps(report)[:4000]}"
-    return report
+    return driver.run("scan-check.mjs", "--url", session["pageUrl"], "--return-origin", ORIGIN,
+                      "--shots", str(SHOTS / f"vital-scan-{name}"), *extra, timeout=timeout)
 
 
 def _common(report: dict, session: dict):
