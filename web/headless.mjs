@@ -35,7 +35,7 @@ export function launch (profile, extraArgs = [], options = {}) {
 
 // Record what a person would call broken (failed requests, console errors and warnings, page errors) into
 // `report`, and collect CSP violations in window.__csp for the checker to read.
-export async function watch (page, report) {
+export async function recordProblems (page, report) {
   page.on('requestfailed', (r) => report.failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`))
   page.on('console', (m) => { if (['error', 'warning'].includes(m.type())) report.console.push(`${m.type()}: ${m.text()}`) })
   page.on('pageerror', (e) => report.pageErrors.push(String(e)))

@@ -12,7 +12,7 @@
 // screenshot, topScreenshot}.
 // Requests to any host but 127.0.0.1/localhost/[::1] are recorded in offHost and aborted, and
 // Chromium's own resolver maps every other host to nothing, so nothing leaves the machine either way.
-import { isLocal, launch, watch } from './headless.mjs'
+import { isLocal, launch, recordProblems } from './headless.mjs'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -48,7 +48,7 @@ try {
   })
   const page = context.pages()[0] || await context.newPage()
   page.on('request', (r) => report.requests.push(`${r.method()} ${r.url()}`))
-  await watch(page, report)
+  await recordProblems(page, report)
 
   const started = Date.now()
   const response = await page.goto(opts.url, { waitUntil: 'load', timeout: opts.timeoutMs })

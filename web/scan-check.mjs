@@ -19,7 +19,7 @@
 // Report (cspViolations: Content-Security-Policy violations): {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
 // resultsText, metrics, returnUrl, hosted (method + path of each hosted API call), measurement ({fps,
 // frames, seconds, keys}; the body itself is saved as trace.json beside the screenshots), backend, offHost, failed, pageErrors, console, shots, timings}.
-import { isLocal, launch, watch } from './headless.mjs'
+import { isLocal, launch, recordProblems } from './headless.mjs'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -93,7 +93,7 @@ try {
       }
     }
   })
-  await watch(page, report)
+  await recordProblems(page, report)
   const cspSeen = async () => { report.cspViolations = [...(report.cspViolations || []), ...(await page.evaluate(() => window.__csp || []))] }
   const shot = async (name) => {
     const path = join(opts.shots, `${name}.png`)
