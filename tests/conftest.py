@@ -24,8 +24,7 @@ if not all(os.environ.get(name) for name in REQUIRED_ENV):
         f"(missing {', '.join(n for n in REQUIRED_ENV if not os.environ.get(n))})"
     )
 
-from wellness_api.core import clock, tenancy, users  # noqa: E402
-from wellness_api.ops import provisioning  # noqa: E402
+from wellness_api.core import clock, provisioning, tenancy, users  # noqa: E402
 
 AUTH_HOST = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
 OPERATOR_CLIENT_ID = "operator"

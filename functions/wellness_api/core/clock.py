@@ -1,5 +1,6 @@
 """The current time, in one place, so that tests can move it (expiry, throttles, rate windows)."""
 
+import contextlib
 import datetime as dt
 
 _offset = dt.timedelta(0)
@@ -13,6 +14,16 @@ def advance(delta: dt.timedelta) -> None:
     """Move the clock forward (tests only)."""
     global _offset
     _offset += delta
+
+
+@contextlib.contextmanager
+def shifted(delta: dt.timedelta):
+    """The clock moved by `delta` inside the block (demo data dated in the past; single-threaded callers)."""
+    advance(delta)
+    try:
+        yield
+    finally:
+        advance(-delta)
 
 
 def reset() -> None:

@@ -9,7 +9,7 @@ import re
 import time
 import uuid
 from itertools import accumulate
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import flask
 import pydantic
@@ -211,6 +211,14 @@ def parse_body(model: type[Model], allow_empty: bool = False, missing: str = MIS
     `missing` words the error for an absent required field ({field} is replaced).
     """
     return validate(model, json_object(allow_empty), missing)
+
+
+def _query_integer(value: Any) -> Any:
+    return int(value) if isinstance(value, str) and re.fullmatch(r"-?[0-9]{1,12}", value) else value
+
+
+# An integer in a query string: parse_query validates strictly, and query values are strings.
+QueryInt = Annotated[int, pydantic.BeforeValidator(_query_integer)]
 
 
 def parse_query(model: type[Model], missing: str = MISSING_FIELD) -> Model:

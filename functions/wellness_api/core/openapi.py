@@ -56,7 +56,8 @@ SECURITY_SCHEMES: dict[str, dict[str, str]] = {
 SAMPLE_CREDENTIALS = {API_KEY: "API_KEY", ID_TOKEN: "ADMIN_ID_TOKEN", CLIENT_TOKEN: "CLIENT_TOKEN",
                       SCAN_TOKEN: "SCAN_TOKEN"}
 SAMPLE_PATH_VALUES = {"clientId": "CLIENT_ID", "keyId": "KEY_ID", "lessonId": "LESSON_ID",
-                      "vitalScanResultId": "VITAL_SCAN_SESSION_ID"}
+                      "vitalScanResultId": "VITAL_SCAN_SESSION_ID", "exerciseId": "EXERCISE_ID",
+                      "sessionId": "AI_MOVE_SESSION_ID"}
 
 # ------------------------------------------------------------------------------ headers
 

@@ -5,9 +5,8 @@ Idempotent: every lesson and plan has a fixed id and is created only when missin
 set only when the client has none.
 """
 
-from ..core import tenancy
+from ..core import provisioning, tenancy
 from ..core.tenancy import Client
-from ..ops import provisioning
 from . import repository as repo
 from . import service
 from .models import CreateLessonBody, UpdateLessonBody

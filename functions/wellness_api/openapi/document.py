@@ -18,8 +18,8 @@ from ..core.openapi import Error, Operation
 TITLE = "Wellness Platform API"
 VERSION = "1.0.0"
 DESCRIPTION = (
-    "A multi-tenant API for fitness, wellness and health-assessment apps: lessons, sign-in tokens, API keys "
-    "and Vital Scan. Partner backends call it with server API keys, apps with Firebase ID tokens, "
+    "A multi-tenant API for fitness, wellness and health-assessment apps: lessons, sign-in tokens, API keys, "
+    "Vital Scan and AI Move. Partner backends call it with server API keys, apps with Firebase ID tokens, "
     "administrators with the ID token of an admin. Every response carries `x-request-id`.\n\n"
     "The curl examples work as written against the local stack (`make serve`) after "
     '`eval "$(bin/demo-env)"`, which sets BASE_URL, the demo credentials and ids.'
@@ -33,6 +33,7 @@ APPS = (
     ("wellness_api.identity.routes", "custom_token_app"),
     ("wellness_api.lessons.routes", "app"),
     ("wellness_api.vital_scan.routes", "app"),
+    ("wellness_api.ai_move.routes", "app"),
 )
 
 # Ids the platform mints or accepts (tenancy.valid_id).
@@ -43,6 +44,8 @@ PATH_PARAMS = {
     "keyId": ("The id of an API key of that client.", None),
     "lessonId": ("The id of a lesson of the client.", None),
     "vitalScanResultId": ("The id of a Vital Scan session of the workspace.", None),
+    "exerciseId": ("The id of an exercise of the client's AI Move catalog.", None),
+    "sessionId": ("The id of one of the caller's AI Move sessions.", None),
 }
 
 TAG_DESCRIPTIONS = {
@@ -53,6 +56,8 @@ TAG_DESCRIPTIONS = {
     "Lessons": "The app lesson list and the B2B lesson catalog with live plans and subtitles (spec 4.1).",
     "Vital Scan": "Server-to-server Vital Scan sessions (spec 4.8), one point per session, and the endpoints the "
                   "hosted scan page calls with its scanToken (CONTRACT 4).",
+    "AI Move": "Camera-based exercises: the client's exercise catalog, the user's exercise sessions and statistics, "
+               "and the administrators' session records (spec 4.6).",
 }
 
 JSON = "application/json"

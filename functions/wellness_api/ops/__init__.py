@@ -1,1 +1,1 @@
-"""Operator tooling: the `bin/platformctl` CLI, tenant provisioning and the demo world."""
+"""Operator tooling: the `bin/platformctl` CLI and the demo world."""

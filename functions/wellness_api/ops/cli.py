@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "wellness_api.ops.commands.lessons",
     "wellness_api.ops.commands.identity",
     "wellness_api.ops.commands.vital_scan",
+    "wellness_api.ops.commands.ai_move",
 ]
 
 EMULATOR_DEFAULTS = {

@@ -11,16 +11,18 @@ import os
 import urllib.request
 
 from ..api_keys import service as api_keys
-from ..core import config, firebase, server_keys, tenancy, users
+from ..core import config, firebase, provisioning, server_keys, tenancy, users
 from ..core.tenancy import Client
-from . import provisioning
 
 AREA_SEEDERS: list[str] = [
     "wellness_api.lessons.demo",
+    "wellness_api.ai_move.demo",
 ]
+MODULES_ON = [f"modules.{m}=true" for m in ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")]
 
 OPERATOR = {
     "clientId": "operator", "name": "Wellness Platform Operator", "hostnames": ["operator.localhost"],
+    "settings": MODULES_ON,
     "admin": {"email": "admin@operator.example", "password": "operator-admin-pass", "displayName": "Platform Admin"},
 }
 DEMO_CLIENTS = [
@@ -28,7 +30,7 @@ DEMO_CLIENTS = [
         "clientId": "demo-fitness", "name": "Demo Fitness", "hostnames": ["demo-fitness.localhost"],
         "settings": [
             "auth.externalUser=jit", "auth.guestSignIn=true",
-            *[f"modules.{m}=true" for m in ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")],
+            *MODULES_ON,
             "vitalScan.points=500", "vitalScan.requestsPerMinute=120",
             "vitalScan.allowedReturnOrigins=https://demo-fitness.example,https://localhost",
         ],

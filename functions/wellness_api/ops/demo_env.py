@@ -9,7 +9,8 @@ variables that `firebase emulators:exec` sets (FIRESTORE_EMULATOR_HOST, ...) and
 without them the ports of firebase.json are used, moved by DEVSTACK_PORT_OFFSET when it is set.
 
 Every run signs the demo users in again (ID tokens last an hour), asks Hosting for a new client
-token, and creates one new Vital Scan session with the demo key, which spends one demo point.
+token, creates one new Vital Scan session with the demo key, which spends one demo point, and starts one
+new AI Move session for the demo player.
 A failure prints one line on stderr and exits 1; stdout then stays empty.
 """
 
@@ -37,12 +38,17 @@ NAMES = (
     "LESSON_ID",
     "VITAL_SCAN_SESSION_ID",
     "SCAN_TOKEN",
+    "EXERCISE_ID",
+    "AI_MOVE_SESSION_ID",
 )
 HEADER = ("# ID tokens and CLIENT_TOKEN expire after an hour: run eval \"$(bin/demo-env)\" again "
           "(each run also creates a new Vital Scan session, one demo point).")
 DEFAULT_BASE_PORT = 5000
 # The session demo-env creates: a returnUrl on an origin the demo client approves.
 VITAL_SCAN_BODY = {"userId": "demo-player", "locale": "en", "returnUrl": "https://demo-fitness.example/scan/done"}
+# The AI Move session demo-env starts for the demo player: a library exercise of the demo client's catalog.
+EXERCISE_ID = "squat"
+AI_MOVE_BODY = {"exerciseId": EXERCISE_ID, "exerciseType": "rep", "targetReps": 12}
 TIMEOUT_S = 30
 MODULES = ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")
 
@@ -167,6 +173,11 @@ def collect() -> dict[str, str]:
     if "#scanToken=" not in scan_url:
         raise DemoEnvError("vitalScanUrl has no #scanToken= fragment")
 
+    player_token = sign_in(client["player"]["email"], client["player"]["password"])
+    status, body = _http("POST", f"{base_url}/api/ai-move/sessions", AI_MOVE_BODY,
+                         {"Authorization": f"Bearer {player_token}"})
+    ai_move_session = _expect(status, body, 201, "POST /api/ai-move/sessions")
+
     return {
         "BASE_URL": base_url,
         "CLIENT_ID": client_id,
@@ -175,12 +186,14 @@ def collect() -> dict[str, str]:
         "API_KEY": api_key,
         "KEY_ID": key.key_id,
         "ADMIN_ID_TOKEN": sign_in(client["admin"]["email"], client["admin"]["password"]),
-        "PLAYER_ID_TOKEN": sign_in(client["player"]["email"], client["player"]["password"]),
+        "PLAYER_ID_TOKEN": player_token,
         "PLATFORM_ADMIN_ID_TOKEN": sign_in(world["operator"]["admin"]["email"], world["operator"]["admin"]["password"]),
         "CLIENT_TOKEN": client_token,
         "LESSON_ID": _live_lesson(client_id),
         "VITAL_SCAN_SESSION_ID": session["vitalScanResultId"],
         "SCAN_TOKEN": scan_url.split("#scanToken=", 1)[1],
+        "EXERCISE_ID": EXERCISE_ID,
+        "AI_MOVE_SESSION_ID": ai_move_session["sessionId"],
     }
 
 

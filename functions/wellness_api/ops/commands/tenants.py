@@ -1,7 +1,6 @@
 """client, user and apikey commands."""
 
-from ...core import users
-from .. import provisioning
+from ...core import provisioning, users
 from ..cli import CliError
 
 

@@ -1,7 +1,7 @@
-"""Creating and configuring clients (tenants); operators only, through platformctl."""
+"""Creating and configuring clients (tenants): platformctl, the demo world and area demo data use it."""
 
-from ..core import clock, firebase, settings, tenancy, transactions
-from ..core.tenancy import Client
+from . import clock, firebase, settings, tenancy, transactions
+from .tenancy import Client
 
 PLATFORM = "platform"
 PLATFORM_DOC = "config"
@@ -49,6 +49,12 @@ def create_client(client_id: str, name: str | None, hostnames: list[str], operat
 
     transactions.run(run)
     return tenancy.get_client(client_id)
+
+
+def operator_client() -> Client | None:
+    """The operator tenant (platform/config), or None before one is made."""
+    snap = firebase.db().collection(PLATFORM).document(PLATFORM_DOC).get()
+    return tenancy.get_client(snap.get("operatorClientId")) if snap.exists else None
 
 
 def require_client(client_id: str) -> Client:

@@ -1,0 +1,161 @@
+"""All Firestore access of AI Move.
+
+Layout:
+    aiMoveLibrary/{exerciseId}                      the operator's exercise library (clientId = the operator tenant)
+    clients/{clientId}/aiMoveExercises/{exerciseId} the client's custom exercises
+    clients/{clientId}/aiMoveCatalog/selection      {exerciseIds: [...]}: library exercises selected for the client
+    clients/{clientId}/aiMoveSessions/{sessionId}   a session (2.10) in its stored form
+    clients/{clientId}/aiMoveStats/{uid}            the user's statistics, and lastActiveDay for the daily rollup
+    clients/{clientId}/aiMoveActivity/{day}_{shard} the daily activity rollup (core.rollups)
+
+Session ids sort newest first: a reversed millisecond timestamp, then randomness. So the owner's list and
+the admin records are one index range each (userId ==, ordered by document id; or the whole collection),
+a cursor is just a session id (no read), and sessions created meanwhile sort before any cursor.
+"""
+
+import datetime as dt
+import secrets
+import string
+from typing import Any
+
+from google.cloud import firestore
+
+from ..core import firebase, tenancy
+from ..core.rollups import DailyCounters
+
+LIBRARY = "aiMoveLibrary"
+EXERCISES = "aiMoveExercises"
+CATALOG = "aiMoveCatalog"
+SELECTION = "selection"
+SESSIONS = "aiMoveSessions"
+STATS = "aiMoveStats"
+ACTIVITY = DailyCounters("aiMoveActivity")
+ACTIVITY_GROUP = "aiMove"
+
+MAX_EXERCISES = 500  # per catalog: custom exercises of a client, selections, the library
+_ID_TIME_DIGITS = 13
+_ID_SUFFIX = string.ascii_lowercase + string.digits
+
+
+def library_ref(exercise_id: str):
+    return firebase.db().collection(LIBRARY).document(exercise_id)
+
+
+def custom_ref(client_id: str, exercise_id: str):
+    return tenancy.client_ref(client_id).collection(EXERCISES).document(exercise_id)
+
+
+def selection_ref(client_id: str):
+    return tenancy.client_ref(client_id).collection(CATALOG).document(SELECTION)
+
+
+def sessions_collection(client_id: str):
+    return tenancy.client_ref(client_id).collection(SESSIONS)
+
+
+def session_ref(client_id: str, session_id: str):
+    return sessions_collection(client_id).document(session_id)
+
+
+def stats_ref(client_id: str, uid: str):
+    return tenancy.client_ref(client_id).collection(STATS).document(uid)
+
+
+def new_session_id(created_at: dt.datetime) -> str:
+    """Sorts before every session created earlier (to the millisecond)."""
+    millis = int(created_at.timestamp() * 1000)
+    reversed_time = 10**_ID_TIME_DIGITS - 1 - millis
+    return f"{reversed_time:0{_ID_TIME_DIGITS}d}" + "".join(secrets.choice(_ID_SUFFIX) for _ in range(8))
+
+
+def new_exercise_id() -> str:
+    return firebase.db().collection(LIBRARY).document().id
+
+
+# ------------------------------------------------------------------------------------ exercises
+
+
+def _enabled_in_order(collection) -> list[dict[str, Any]]:
+    query = (collection.where(filter=firestore.FieldFilter("enabled", "==", True))
+             .order_by("sortOrder").limit(MAX_EXERCISES))
+    return [snap.to_dict() for snap in query.stream()]
+
+
+def enabled_library() -> list[dict[str, Any]]:
+    """Enabled library exercises in library order; index (enabled, sortOrder)."""
+    return _enabled_in_order(firebase.db().collection(LIBRARY))
+
+
+def enabled_custom(client_id: str) -> list[dict[str, Any]]:
+    return _enabled_in_order(tenancy.client_ref(client_id).collection(EXERCISES))
+
+
+def all_exercises(client_id: str | None) -> list[dict[str, Any]]:
+    """Every exercise of a client (None: the library), enabled or not, in order (operators only)."""
+    collection = (firebase.db().collection(LIBRARY) if client_id is None
+                  else tenancy.client_ref(client_id).collection(EXERCISES))
+    return [snap.to_dict() for snap in collection.order_by("sortOrder").limit(MAX_EXERCISES).stream()]
+
+
+def selected_ids(client_id: str) -> list[str]:
+    snap = selection_ref(client_id).get()
+    return list((snap.to_dict() or {}).get("exerciseIds") or []) if snap.exists else []
+
+
+def library_exercises(exercise_ids: list[str]) -> list[dict[str, Any]]:
+    """The existing library exercises among `exercise_ids` (one read each)."""
+    if not exercise_ids:
+        return []
+    return [snap.to_dict() for snap in firebase.db().get_all([library_ref(i) for i in exercise_ids]) if snap.exists]
+
+
+def get_library(exercise_id: str) -> dict[str, Any] | None:
+    snap = library_ref(exercise_id).get()
+    return snap.to_dict() if snap.exists else None
+
+
+def get_custom(client_id: str, exercise_id: str) -> dict[str, Any] | None:
+    snap = custom_ref(client_id, exercise_id).get()
+    return snap.to_dict() if snap.exists else None
+
+
+def last_sort_order(client_id: str | None) -> float | None:
+    collection = (firebase.db().collection(LIBRARY) if client_id is None
+                  else tenancy.client_ref(client_id).collection(EXERCISES))
+    query = collection.order_by("sortOrder", direction=firestore.Query.DESCENDING).limit(1)
+    return next((snap.get("sortOrder") for snap in query.stream()), None)
+
+
+# ------------------------------------------------------------------------------------ sessions
+
+
+def read_session(transaction, client_id: str, session_id: str) -> dict[str, Any] | None:
+    snap = session_ref(client_id, session_id).get(transaction=transaction)
+    return snap.to_dict() if snap.exists else None
+
+
+def get_session(client_id: str, session_id: str) -> dict[str, Any] | None:
+    return read_session(None, client_id, session_id)
+
+
+def read_stats(transaction, client_id: str, uid: str) -> dict[str, Any] | None:
+    snap = stats_ref(client_id, uid).get(transaction=transaction)
+    return snap.to_dict() if snap.exists else None
+
+
+def _page(query, limit: int, start_after: str | None, client_id: str) -> tuple[list[dict[str, Any]], bool]:
+    """Up to `limit` sessions after the cursor, and whether more follow (one extra document is read)."""
+    query = query.order_by("__name__")
+    if start_after:
+        query = query.start_after({"__name__": session_ref(client_id, start_after)})
+    found = [snap.to_dict() for snap in query.limit(limit + 1).stream()]
+    return found[:limit], len(found) > limit
+
+
+def user_sessions(client_id: str, uid: str, limit: int, start_after: str | None):
+    query = sessions_collection(client_id).where(filter=firestore.FieldFilter("userId", "==", uid))
+    return _page(query, limit, start_after, client_id)
+
+
+def client_sessions(client_id: str, limit: int, start_after: str | None):
+    return _page(sessions_collection(client_id), limit, start_after, client_id)
