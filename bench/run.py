@@ -101,6 +101,8 @@ def main() -> None:
     vital_scan.main()
     from bench import vital_scan_accuracy
     vital_scan_accuracy.main()
+    from bench import ai_move
+    ai_move.main()
     sys.stdout.flush()
 
 

@@ -79,6 +79,10 @@ def test_nested_envelope_404_has_no_code():
         (b'{"name": "a", "count": "1"}', 400, "Invalid field count: Input should be a valid integer."),
         (b'{"name": "a", "x": 1}', 400, "Unknown field: x."),
         (b"{}", 400, "Missing required field: name."),
+        # Python's json reads these; they are not JSON (RFC 8259) and could not be answered back.
+        (b'{"name": "a", "count": NaN}', 400, "Request body must be a JSON object."),
+        (b'{"name": "a", "count": -Infinity}', 400, "Request body must be a JSON object."),
+        (b'{"name": "a", "count": 1e400}', 400, "Request body must be a JSON object."),
         (json.dumps({"name": "x" * 2000}).encode(), 413, "Request body is too large."),
     ],
 )

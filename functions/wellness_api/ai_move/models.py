@@ -157,7 +157,7 @@ class ExerciseSpec(BaseModel):
     category: Annotated[SingleLine, Field(min_length=1, max_length=40)] = "general"
     difficulty: Annotated[SingleLine, Field(min_length=1, max_length=40)] = "beginner"
     enabled: bool = True
-    sortOrder: Number | None = None
+    sortOrder: Annotated[Number, Field(allow_inf_nan=False, ge=-1e9, le=1e9)] | None = None
     nameZh: Annotated[SingleLine, Field(max_length=100)] | None = None
     description: Annotated[MultiLine, Field(max_length=2000)] | None = None
     imageUrl: Annotated[str, Field(max_length=2048, pattern=r"^https://\S+$")] | None = None

@@ -5,14 +5,20 @@ Layout:
     clients/{clientId}/aiMoveExercises/{exerciseId} the client's custom exercises
     clients/{clientId}/aiMoveCatalog/selection      {exerciseIds: [...]}: library exercises selected for the client
     clients/{clientId}/aiMoveSessions/{sessionId}   a session (2.10) in its stored form
-    clients/{clientId}/aiMoveStats/{uid}            the user's statistics, and lastActiveDay for the daily rollup
+    clients/{clientId}/aiMoveStats/{uid}            the user's statistics: overall and per-exercise totals
+    clients/{clientId}/aiMoveActiveDays/{uid}       {lastActiveDay}: counts the user once a day in the rollup
     clients/{clientId}/aiMoveActivity/{day}_{shard} the daily activity rollup (core.rollups)
+
+Session writes are optimistic (core.transactions.optimistic): a batch that changes a session requires the
+session's update time as read, so of two racing completions exactly one commits, and the statistics and
+the rollup change in that same batch with increments (no read, no lock, no conflict between sessions).
 
 Session ids sort newest first: a reversed millisecond timestamp, then randomness. So the owner's list and
 the admin records are one index range each (userId ==, ordered by document id; or the whole collection),
 a cursor is just a session id (no read), and sessions created meanwhile sort before any cursor.
 """
 
+import dataclasses
 import datetime as dt
 import secrets
 import string
@@ -29,6 +35,7 @@ CATALOG = "aiMoveCatalog"
 SELECTION = "selection"
 SESSIONS = "aiMoveSessions"
 STATS = "aiMoveStats"
+ACTIVE_DAYS = "aiMoveActiveDays"
 ACTIVITY = DailyCounters("aiMoveActivity")
 ACTIVITY_GROUP = "aiMove"
 
@@ -59,6 +66,10 @@ def session_ref(client_id: str, session_id: str):
 
 def stats_ref(client_id: str, uid: str):
     return tenancy.client_ref(client_id).collection(STATS).document(uid)
+
+
+def active_ref(client_id: str, uid: str):
+    return tenancy.client_ref(client_id).collection(ACTIVE_DAYS).document(uid)
 
 
 def new_session_id(created_at: dt.datetime) -> str:
@@ -129,18 +140,87 @@ def last_sort_order(client_id: str | None) -> float | None:
 # ------------------------------------------------------------------------------------ sessions
 
 
-def read_session(transaction, client_id: str, session_id: str) -> dict[str, Any] | None:
-    snap = session_ref(client_id, session_id).get(transaction=transaction)
+@dataclasses.dataclass(frozen=True)
+class Seen:
+    """A document as read, and the update time a write may require unchanged (None: it did not exist)."""
+
+    data: dict[str, Any] | None
+    update_time: Any
+
+
+def _seen(ref) -> Seen:
+    snap = ref.get()
+    return Seen(snap.to_dict(), snap.update_time) if snap.exists else Seen(None, None)
+
+
+def seen_session(client_id: str, session_id: str) -> Seen:
+    return _seen(session_ref(client_id, session_id))
+
+
+def seen_active_day(client_id: str, uid: str) -> Seen:
+    return _seen(active_ref(client_id, uid))
+
+
+def get_stats(client_id: str, uid: str) -> dict[str, Any] | None:
+    snap = stats_ref(client_id, uid).get()
     return snap.to_dict() if snap.exists else None
 
 
-def get_session(client_id: str, session_id: str) -> dict[str, Any] | None:
-    return read_session(None, client_id, session_id)
+def _unchanged(seen: Seen):
+    return firebase.db().write_option(last_update_time=seen.update_time)
 
 
-def read_stats(transaction, client_id: str, uid: str) -> dict[str, Any] | None:
-    snap = stats_ref(client_id, uid).get(transaction=transaction)
-    return snap.to_dict() if snap.exists else None
+def _mark_active(batch, client_id: str, uid: str, active: Seen, day: str) -> None:
+    """The user's first activity of `day`; fails the batch if another request marked it meanwhile."""
+    data = {"userId": uid, "clientId": client_id, "lastActiveDay": day}
+    if active.update_time is None:
+        batch.create(active_ref(client_id, uid), data)
+    else:
+        batch.update(active_ref(client_id, uid), data, option=_unchanged(active))
+
+
+def _completion_totals(session: dict[str, Any], completed_ms: int) -> dict[str, Any]:
+    totals = {
+        "sessionsCompleted": firestore.Increment(1),
+        "totalReps": firestore.Increment(session["repsCompleted"]),
+        "totalDurationSeconds": firestore.Increment(session["durationSeconds"]),
+        "totalHoldTimeSeconds": firestore.Increment(session["holdTimeSeconds"]),
+        "totalCaloriesBurned": firestore.Increment(session["caloriesBurned"]),
+        "lastCompletedAtMs": firestore.Maximum(completed_ms),
+    }
+    if session.get("formScore") is not None:
+        totals["bestFormScore"] = firestore.Maximum(session["formScore"])
+    return totals
+
+
+def commit_start(session: dict[str, Any], active: Seen | None, activity: dict[str, int], day: str) -> None:
+    """Create the session, count it in the rollup, and mark the user's active day when `active` is given."""
+    client_id, uid = session["clientId"], session["userId"]
+    batch = firebase.db().batch()
+    batch.create(session_ref(client_id, session["sessionId"]), session)
+    if active is not None:
+        _mark_active(batch, client_id, uid, active, day)
+    ACTIVITY.add(client_id, ACTIVITY_GROUP, activity, moment=session["createdAt"], within=batch)
+    batch.commit()
+
+
+def commit_update(seen: Seen, updated: dict[str, Any], *, completed: bool, active: Seen | None,
+                  activity: dict[str, int | float] | None, day: str) -> None:
+    """Replace the session as it was read (or fail), and on completion add it to the user's statistics."""
+    client_id, uid = updated["clientId"], updated["userId"]
+    batch = firebase.db().batch()
+    batch.update(session_ref(client_id, updated["sessionId"]), updated, option=_unchanged(seen))
+    if completed:
+        totals = _completion_totals(updated, int(updated["completedAt"].timestamp() * 1000))
+        batch.set(stats_ref(client_id, uid), {
+            "userId": uid, "clientId": client_id, "overall": totals,
+            "exercises": {updated["exerciseId"]: {**totals, "exerciseType": updated["exerciseType"]}},
+        }, merge=True)
+    if active is not None:
+        _mark_active(batch, client_id, uid, active, day)
+    if activity:
+        ACTIVITY.add(client_id, ACTIVITY_GROUP, activity, moment=updated["updatedAt"], within=batch)
+    batch.commit()
 
 
 def _page(query, limit: int, start_after: str | None, client_id: str) -> tuple[list[dict[str, Any]], bool]:

@@ -1,13 +1,13 @@
 """AI Move rules (4.6, 3.1, 7.5): the catalog per tenant kind, sessions and their moves, statistics, records.
 
-Every session write is one transaction that reads the session, so a move is checked against the state it
-replaces. A completing PATCH also reads and writes the user's statistics document in that transaction:
-the statistics change exactly when the session turns completed, once, however often and however
-concurrently the completion is sent. The daily activity rollup (core.rollups) is incremented in the same
-transactions, so it agrees with the sessions to the unit.
+Every session write is checked against the session as read and commits only if the session is still as
+read (core.transactions.optimistic; repository.commit_update). A completing PATCH adds the session to the
+user's statistics and to the daily activity rollup in that same commit, so the statistics change exactly
+when the session turns completed: once, however often and however concurrently the completion is sent.
 """
 
 import dataclasses
+import datetime as dt
 from typing import Any
 
 from ..core import auth, clock, tenancy, transactions
@@ -85,9 +85,12 @@ def catalog(client: Client) -> list[dict[str, Any]]:
     sortOrder, then name."""
     if client.is_operator:
         return [models.exercise_list_form(e) for e in repo.enabled_library()]
-    selected = [e for e in repo.library_exercises(repo.selected_ids(client.client_id)) if e.get("enabled")]
-    exercises = sorted([*repo.enabled_custom(client.client_id), *selected],
-                       key=lambda e: (e["sortOrder"], e["name"].casefold(), e["exerciseId"]))
+    custom = repo.enabled_custom(client.client_id)
+    # A custom exercise hides a library exercise of the same id (as find_exercise does).
+    taken = {e["exerciseId"] for e in custom}
+    selected = [e for e in repo.library_exercises(repo.selected_ids(client.client_id))
+                if e.get("enabled") and e["exerciseId"] not in taken]
+    exercises = sorted([*custom, *selected], key=lambda e: (e["sortOrder"], e["name"].casefold(), e["exerciseId"]))
     return [models.exercise_list_form(e) for e in exercises]
 
 
@@ -137,14 +140,10 @@ def _check_targets(exercise: dict, body: CreateAiMoveSessionBody) -> None:
             raise ApiError(400, TARGET_REPS_NOT_ALLOWED)
 
 
-def _mark_active(transaction, client_id: str, uid: str, stats: dict | None, now) -> int:
-    """1 when this is the user's first AI Move activity of the day (the stats document remembers the day)."""
-    today = day_of(now)
-    if stats is not None and stats.get("lastActiveDay") == today:
-        return 0
-    transaction.set(repo.stats_ref(client_id, uid),
-                    {"userId": uid, "clientId": client_id, "lastActiveDay": today}, merge=True)
-    return 1
+def _active_day(client_id: str, uid: str, now) -> repo.Seen | None:
+    """The user's active-day marker as read when `now` is their first AI Move activity of its day, else None."""
+    active = repo.seen_active_day(client_id, uid)
+    return None if (active.data or {}).get("lastActiveDay") == day_of(now) else active
 
 
 def create_session(client: Client, uid: str, body: CreateAiMoveSessionBody) -> dict[str, Any]:
@@ -153,25 +152,32 @@ def create_session(client: Client, uid: str, body: CreateAiMoveSessionBody) -> d
     now = clock.now()
     session = _initial_session(repo.new_session_id(now), client.client_id, uid, exercise, body, now)
 
-    def run(transaction):
-        active = _mark_active(transaction, client.client_id, uid,
-                              repo.read_stats(transaction, client.client_id, uid), now)
-        transaction.create(repo.session_ref(client.client_id, session["sessionId"]), session)
-        repo.ACTIVITY.add(client.client_id, repo.ACTIVITY_GROUP, {"sessionsStarted": 1, "activeUsers": active},
-                          moment=now, transaction=transaction)
+    def attempt():
+        active = _active_day(client.client_id, uid, now)
+        repo.commit_start(session, active, {"sessionsStarted": 1, "activeUsers": int(active is not None)},
+                          day_of(now))
 
-    transactions.run(run, contention_error=CONTENTION)
+    transactions.optimistic(attempt, contention_error=CONTENTION)
     return models.session_view(session)
 
 
-def own_session(client: Client, uid: str, session_id: str, transaction=None) -> dict[str, Any]:
-    """The caller's session; 404 unknown (or another tenant's), 403 another user's (7.5)."""
-    session = repo.read_session(transaction, client.client_id, session_id) if tenancy.valid_id(session_id) else None
+def _owned(session: dict | None, uid: str) -> dict[str, Any]:
     if session is None:
         raise ApiError(404, SESSION_NOT_FOUND)
     if session["userId"] != uid:
         raise ApiError(403, NOT_OWNER)
     return session
+
+
+def own_session(client: Client, uid: str, session_id: str) -> dict[str, Any]:
+    """The caller's session; 404 unknown (or another tenant's), 403 another user's (7.5)."""
+    return _seen_own_session(client, uid, session_id).data
+
+
+def _seen_own_session(client: Client, uid: str, session_id: str) -> repo.Seen:
+    seen = repo.seen_session(client.client_id, session_id) if tenancy.valid_id(session_id) else repo.Seen(None, None)
+    _owned(seen.data, uid)
+    return seen
 
 
 def list_sessions(client: Client, uid: str, limit: int, start_after: str | None) -> dict[str, Any]:
@@ -194,67 +200,37 @@ def _check_move(session: dict, sent: dict[str, Any]) -> None:
         raise ApiError(409, _move_refused(current, wanted))
 
 
-def _rounded(value: float) -> float:
-    return round(value, 3)
-
-
-def _add_completion(totals: dict[str, Any] | None, session: dict[str, Any], at) -> dict[str, Any]:
-    totals = dict(totals or {})
-    best = totals.get("bestFormScore")
-    score = session.get("formScore")
-    return {
-        "sessionsCompleted": totals.get("sessionsCompleted", 0) + 1,
-        "totalReps": totals.get("totalReps", 0) + session["repsCompleted"],
-        "totalDurationSeconds": _rounded(totals.get("totalDurationSeconds", 0) + session["durationSeconds"]),
-        "totalHoldTimeSeconds": _rounded(totals.get("totalHoldTimeSeconds", 0) + session["holdTimeSeconds"]),
-        "totalCaloriesBurned": _rounded(totals.get("totalCaloriesBurned", 0) + session["caloriesBurned"]),
-        "bestFormScore": score if best is None or (score is not None and score > best) else best,
-        "lastCompletedAt": at,
-    }
-
-
-def _completed_stats(stats: dict | None, session: dict, now) -> dict[str, Any]:
-    stats = dict(stats or {})
-    exercises = dict(stats.get("exercises") or {})
-    previous = exercises.get(session["exerciseId"])
-    exercises[session["exerciseId"]] = {**_add_completion(previous, session, now),
-                                        "exerciseType": session["exerciseType"]}
-    return {**stats, "overall": _add_completion(stats.get("overall"), session, now), "exercises": exercises,
-            "userId": session["userId"], "clientId": session["clientId"], "lastActiveDay": day_of(now)}
-
-
 ENDED_COUNTERS = {models.FAILED: "sessionsFailed", models.ABANDONED: "sessionsAbandoned"}
 
 
 def update_session(client: Client, uid: str, session_id: str, body: UpdateAiMoveSessionBody) -> None:
+    """Apply the PATCH to the session as read; a completion also adds it to the statistics, in one commit that
+    fails (and is retried on fresh reads) if the session changed meanwhile: exactly once."""
     sent = models.changes(body)
     if not sent:
         raise ApiError(400, NOTHING_TO_UPDATE)
 
-    def run(transaction):
-        session = own_session(client, uid, session_id, transaction)
+    def attempt():
+        seen = _seen_own_session(client, uid, session_id)
+        session = seen.data
         _check_move(session, sent)
         if session["status"] in TERMINAL:
-            return  # an identical retry: nothing to write
+            return  # an identical retry of the request that finished it: nothing to write
         now = clock.now()
         updated = {**session, **sent, "updatedAt": now}
-        ended = updated["status"] in TERMINAL
-        if updated["status"] == COMPLETED:
+        completed = updated["status"] == COMPLETED
+        active, activity = None, None
+        if completed:
             updated["completedAt"] = now
-            stats = repo.read_stats(transaction, client.client_id, uid)
-            active = 0 if (stats or {}).get("lastActiveDay") == day_of(now) else 1
-            transaction.set(repo.stats_ref(client.client_id, uid), _completed_stats(stats, updated, now))
-            repo.ACTIVITY.add(client.client_id, repo.ACTIVITY_GROUP, {
-                "sessionsCompleted": 1, "reps": updated["repsCompleted"],
-                "durationSeconds": updated["durationSeconds"], "caloriesBurned": updated["caloriesBurned"],
-                "activeUsers": active,
-            }, moment=now, transaction=transaction)
-        elif ended:
-            repo.ACTIVITY.add(client.client_id, repo.ACTIVITY_GROUP, {ENDED_COUNTERS[updated["status"]]: 1},
-                              moment=now, transaction=transaction)
-        transaction.set(repo.session_ref(client.client_id, session_id), updated)
+            active = _active_day(client.client_id, uid, now)
+            activity = {"sessionsCompleted": 1, "reps": updated["repsCompleted"],
+                        "durationSeconds": updated["durationSeconds"], "caloriesBurned": updated["caloriesBurned"],
+                        "activeUsers": int(active is not None)}
+        elif updated["status"] in TERMINAL:
+            activity = {ENDED_COUNTERS[updated["status"]]: 1}
+        repo.commit_update(seen, updated, completed=completed, active=active, activity=activity, day=day_of(now))
 
-    transactions.run(run, contention_error=CONTENTION)
+    transactions.optimistic(attempt, contention_error=CONTENTION)
 
 
 # ------------------------------------------------------------------------------------ statistics and records
@@ -262,20 +238,23 @@ def update_session(client: Client, uid: str, session_id: str, body: UpdateAiMove
 
 def _totals_view(totals: dict[str, Any] | None) -> dict[str, Any]:
     totals = totals or {}
+    completed_ms = totals.get("lastCompletedAtMs")
     return {
         "sessionsCompleted": totals.get("sessionsCompleted", 0),
         "totalReps": totals.get("totalReps", 0),
-        "totalDurationSeconds": totals.get("totalDurationSeconds", 0),
-        "totalHoldTimeSeconds": totals.get("totalHoldTimeSeconds", 0),
-        "totalCaloriesBurned": totals.get("totalCaloriesBurned", 0),
+        # Sums of increments: rounded, so that 0.1 + 0.2 reads 0.3.
+        "totalDurationSeconds": round(totals.get("totalDurationSeconds", 0), 3),
+        "totalHoldTimeSeconds": round(totals.get("totalHoldTimeSeconds", 0), 3),
+        "totalCaloriesBurned": round(totals.get("totalCaloriesBurned", 0), 3),
         "bestFormScore": totals.get("bestFormScore"),
-        "lastCompletedAt": clock.iso(totals.get("lastCompletedAt")),
+        "lastCompletedAt": None if completed_ms is None else clock.iso(
+            dt.datetime.fromtimestamp(completed_ms / 1000, dt.UTC)),
     }
 
 
 def statistics(client: Client, uid: str) -> dict[str, Any]:
-    stats = repo.read_stats(None, client.client_id, uid) or {}
-    exercises = sorted((stats.get("exercises") or {}).items(), key=lambda item: item[1]["lastCompletedAt"],
+    stats = repo.get_stats(client.client_id, uid) or {}
+    exercises = sorted((stats.get("exercises") or {}).items(), key=lambda item: item[1]["lastCompletedAtMs"],
                        reverse=True)
     return {
         "userId": uid, "clientId": client.client_id, **_totals_view(stats.get("overall")),
@@ -365,6 +344,8 @@ def select_exercise(client: Client, exercise_id: str) -> None:
         raise CatalogError("the operator tenant's catalog is the whole library; nothing to select")
     if not tenancy.valid_id(exercise_id) or repo.get_library(exercise_id) is None:
         raise CatalogError(f"exercise {exercise_id} is not a library exercise")
+    if repo.get_custom(client.client_id, exercise_id) is not None:
+        raise CatalogError(f"client {client.client_id} has a custom exercise {exercise_id}; ids are unique in a catalog")
 
     def run(transaction):
         snap = repo.selection_ref(client.client_id).get(transaction=transaction)

@@ -5,6 +5,7 @@ Functions request to that app with dispatch().
 """
 
 import json
+import math
 import re
 import time
 import uuid
@@ -192,7 +193,7 @@ def json_object(allow_empty: bool = False) -> dict[str, Any]:
     if json_nesting_exceeds(text):
         raise BodyError(BODY_TOO_DEEP)
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_not_json, parse_float=_finite_float)
     except RecursionError:  # not reachable after the depth check; never a 500 if it were
         raise BodyError(BODY_TOO_DEEP) from None
     except ValueError:
@@ -200,6 +201,17 @@ def json_object(allow_empty: bool = False) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise BodyError(MALFORMED_JSON)
     return data
+
+
+def _not_json(constant: str) -> float:
+    raise ValueError(f"{constant} is not JSON")  # Python's json reads NaN and Infinity; RFC 8259 has no such values
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400: a number no JSON reader can give back; never stored
+        raise ValueError(f"{text} is out of range")
+    return value
 
 
 MISSING_FIELD = "Missing required field: {field}."

@@ -8,8 +8,8 @@ Layout (one collection per kind of counter, under each client):
 
 Each `add` increments its counters with firestore.Increment on ONE shard chosen at random, so the writes
 of a busy client spread over `shards` documents per day (one document sustains only about one write per
-second under contention), and an increment needs no read: inside a transaction it adds a write and never
-a conflict. A day's totals are the sum over its shards; `daily()` reads a date range with one single-field
+second under contention), and an increment needs no read: inside a transaction or batch it adds a write
+and never a conflict. A day's totals are the sum over its shards; `daily()` reads a date range with one single-field
 range query on `day` (automatically indexed), so its cost is at most `shards` documents per day that had
 activity, however many events there were. Readers (analytics) never scan events.
 """
@@ -43,8 +43,9 @@ class DailyCounters:
         return self.shards_collection(client_id).document(f"{day}_{shard:02d}")
 
     def add(self, client_id: str, group: str, counts: Mapping[str, int | float], *,
-            moment: dt.datetime | None = None, transaction: firestore.Transaction | None = None) -> None:
-        """Add `counts` to the client's `group` counters of the day of `moment` (inside `transaction` if given)."""
+            moment: dt.datetime | None = None, within=None) -> None:
+        """Add `counts` to the client's `group` counters of the day of `moment`; `within`: a transaction or batch
+        to add the write to (default: written at once)."""
         for name in (group, *counts):
             if not _NAME.match(name):
                 raise ValueError(f"invalid counter name: {group}.{name}")
@@ -57,10 +58,10 @@ class DailyCounters:
             "counts": {group: {name: firestore.Increment(value) for name, value in counts.items()}},
         }
         ref = self.shard_ref(client_id, day, shard)
-        if transaction is None:
+        if within is None:
             ref.set(data, merge=True)
         else:
-            transaction.set(ref, data, merge=True)
+            within.set(ref, data, merge=True)
 
     def daily(self, client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, dict[str, int | float]]]:
         """{day: {group: {name: total}}} for the days in [start_day, end_day] that had counts."""

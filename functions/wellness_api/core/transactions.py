@@ -1,4 +1,5 @@
-"""Firestore transactions with jittered retries under contention, and a clean 503 when exhausted.
+"""Firestore transactions with jittered retries under contention, optimistic batches with preconditions,
+and a clean 503 when either is exhausted.
 
 google-cloud-firestore retries an aborted commit immediately; under real contention (several
 writers on one document) that burns all attempts at once. Here each round backs off with jitter,
@@ -34,4 +35,25 @@ def run(body: Callable[[firestore.Transaction], T], *, contention_error: ApiErro
             if isinstance(exc, ValueError) and "Failed to commit transaction" not in str(exc):
                 raise
             time.sleep(random.uniform(0.05, 0.2) * (2**round_))  # noqa: S311 - jitter, not security
+    raise contention_error or ApiError(503, CONTENTION_MESSAGE, code="contention")
+
+
+# What a commit raises when a precondition no longer holds (another request committed first).
+CONFLICTS = (gexc.FailedPrecondition, gexc.Conflict)
+
+
+def optimistic(attempt: Callable[[], T], *, contention_error: ApiError | None = None) -> T:
+    """Run `attempt()` until it commits, for writes that must see what they replace, without locks.
+
+    `attempt` reads, decides, and commits one batch whose preconditions (a document's update time as
+    read, or that it does not exist yet) hold only if nothing it read has changed. When another request
+    committed first, the commit fails as a whole and `attempt` runs again on fresh reads. Unlike a
+    transaction, racing requests never wait for each other's locks: one commits, the others re-read at
+    once (a completion sent twice then finds the session finished).
+    """
+    for round_ in range(ROUNDS * ATTEMPTS_PER_ROUND):
+        try:
+            return attempt()
+        except CONFLICTS:
+            time.sleep(random.uniform(0.01, 0.05) * min(2**round_, 16))  # noqa: S311 - jitter, not security
     raise contention_error or ApiError(503, CONTENTION_MESSAGE, code="contention")

@@ -1,6 +1,7 @@
 """exercise commands: the AI Move catalog (CONTRACT section 3); catalog management is not in the public API."""
 
 import json
+import math
 
 from ..cli import CliError
 
@@ -64,11 +65,17 @@ def _number(text: str) -> float:
         value = float(text)
     except ValueError:
         raise ValueError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number: {text!r}")
     return int(value) if value.is_integer() else value
 
 
+def _refuse(constant: str):
+    raise ValueError(f"{constant} is not JSON")
+
+
 def _algorithm(text: str) -> dict:
-    value = json.loads(text)
+    value = json.loads(text, parse_constant=_refuse)
     if not isinstance(value, dict):
         raise ValueError("--algorithm must be a JSON object")
     return value
