@@ -80,7 +80,8 @@ def per_request() -> None:
         print(f"{name:<28} {status:>6} {reads:>6} {writes:>6}")
     print("(Every request reads the client document once (the module gate). Create: + the exercise + the user's "
           "active-day marker; writes = the session + one activity shard (+ the marker on the user's first activity "
-          "of a day). Progress: the session read, the session written if unchanged since. Completing: + the marker; "
+          "of a day). Progress: the session read, the session written if unchanged since. Completing or ending: + the "
+          "marker; "
           "session, statistics (increments) and one activity shard written in one batch. A retried completion "
           "writes nothing.)")
 

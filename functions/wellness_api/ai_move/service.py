@@ -227,7 +227,8 @@ def update_session(client: Client, uid: str, session_id: str, body: UpdateAiMove
                         "durationSeconds": updated["durationSeconds"], "caloriesBurned": updated["caloriesBurned"],
                         "activeUsers": int(active is not None)}
         elif updated["status"] in TERMINAL:
-            activity = {ENDED_COUNTERS[updated["status"]]: 1}
+            active = _active_day(client.client_id, uid, now)
+            activity = {ENDED_COUNTERS[updated["status"]]: 1, "activeUsers": int(active is not None)}
         repo.commit_update(seen, updated, completed=completed, active=active, activity=activity, day=day_of(now))
 
     transactions.optimistic(attempt, contention_error=CONTENTION)

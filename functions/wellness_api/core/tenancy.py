@@ -60,7 +60,9 @@ def hostname_ref(hostname: str):
 
 def valid_id(doc_id: str | None) -> bool:
     # Ids we mint or accept as path segments: no "/", not "." or "..", not __x__; we keep ids short and plain.
-    return bool(doc_id) and len(doc_id) <= 64 and all(c.isalnum() or c in "-_" for c in doc_id)
+    if not doc_id or len(doc_id) > 64 or not all(c.isalnum() or c in "-_" for c in doc_id):
+        return False
+    return not (len(doc_id) >= 4 and doc_id.startswith("__") and doc_id.endswith("__"))  # Firestore reserves __x__
 
 
 def get_client(client_id: str | None) -> Client | None:
