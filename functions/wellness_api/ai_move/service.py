@@ -22,7 +22,7 @@ from .models import COMPLETED, CREATED, TERMINAL, CreateAiMoveSessionBody, Exerc
 MODULE_SETTING = "modules.aiMove"
 MODULE_OFF = "The AI Move module is not enabled for this client."
 ADMIN_REQUIRED = "Admin authentication required."
-CLIENT_NOT_FOUND = "Client not found."
+CLIENT_NOT_FOUND = auth.CLIENT_NOT_FOUND
 EXERCISE_NOT_FOUND = "Exercise not found."
 SESSION_NOT_FOUND = "Session not found."
 NOT_OWNER = "You do not own this session."
@@ -65,12 +65,7 @@ def records_client(principal: Principal, requested: str | None) -> Client:
     """The client whose records an admin reads: its own, or any for platform administrators."""
     if not principal.is_admin:
         raise ApiError(401, ADMIN_REQUIRED)
-    target = requested or principal.client_id
-    if not target or not principal.can_administer(target):
-        raise ApiError(403, auth.FORBIDDEN)
-    client = tenancy.get_client(target)
-    if client is None:
-        raise ApiError(404, CLIENT_NOT_FOUND)
+    client = auth.administered_client(principal, requested)
     if not client.setting(MODULE_SETTING):
         raise ApiError(403, MODULE_OFF)
     return client

@@ -9,9 +9,9 @@ import dataclasses
 
 import flask
 
-from . import client_tokens, firebase
+from . import client_tokens, firebase, tenancy
 from .errors import ApiError
-from .tenancy import ROLE_ADMIN
+from .tenancy import ROLE_ADMIN, Client
 
 CLAIM_CLIENT_ID = "clientId"
 CLAIM_ROLE = "role"
@@ -20,6 +20,7 @@ CLAIM_PLATFORM_ADMIN = "platformAdmin"
 MISSING_AUTH = "Missing or invalid Authorization header"
 INVALID_TOKEN = "Invalid or expired token"
 FORBIDDEN = "You do not have access to this client."
+CLIENT_NOT_FOUND = "Client not found."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,3 +110,17 @@ def require_client_admin(client_id: str) -> Principal:
     if not principal.can_administer(client_id):
         raise ApiError(403, FORBIDDEN)
     return principal
+
+
+def administered_client(principal: Principal, requested: str | None) -> Client:
+    """The client an admin acts on: its own, or with `requested` any client for platform administrators.
+
+    403 when the caller may not administer it, 404 when a platform administrator names an unknown client.
+    """
+    target = requested or principal.client_id
+    if not target or not principal.can_administer(target):
+        raise ApiError(403, FORBIDDEN)
+    client = tenancy.get_client(target)
+    if client is None:
+        raise ApiError(404, CLIENT_NOT_FOUND)
+    return client

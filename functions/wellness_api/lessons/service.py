@@ -21,7 +21,7 @@ from .models import CatalogPatchBody, CreateLessonBody, UpdateLessonBody
 
 CLIENT_ID_REQUIRED = "clientId is required."
 WRONG_CLIENT = "This token is not valid for the requested client."
-CLIENT_NOT_FOUND = "Client not found."
+CLIENT_NOT_FOUND = auth.CLIENT_NOT_FOUND
 LESSON_NOT_FOUND = "Lesson not found."
 NOTHING_TO_UPDATE = "The body must contain at least one lesson field."
 PATCH_NEEDS_ONE = "At least one of liveLessonIds or lessonTierUpdates is required."
@@ -67,13 +67,7 @@ def reader_client_id(principal: Principal, requested: str | None) -> str | None:
 
 def managed_client(principal: Principal, requested: str | None) -> Client:
     """The client an admin manages (4.1 rule 1): its own, or with ?clientId any client for platform admins."""
-    target = requested or principal.client_id
-    if not target or not principal.can_administer(target):
-        raise ApiError(403, auth.FORBIDDEN)
-    client = tenancy.get_client(target)
-    if client is None:
-        raise ApiError(404, CLIENT_NOT_FOUND)
-    return client
+    return auth.administered_client(principal, requested)
 
 
 # ------------------------------------------------------------------------------------ app reads
