@@ -66,6 +66,14 @@ def aimove(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
+@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+def content(req: https_fn.Request) -> https_fn.Response:
+    from wellness_api.content.routes import app
+    from wellness_api.core.http import dispatch
+
+    return dispatch(app, req)
+
+
 @scheduler_fn.on_schedule(schedule="every 15 minutes", timeout_sec=300, memory=options.MemoryOption.MB_256)
 def vitalscansweep(event: scheduler_fn.ScheduledEvent) -> None:
     """Marks unfinished Vital Scan sessions past their two-hour window expired (GET sees it at once anyway)."""

@@ -31,7 +31,8 @@ DEMO_ENV = ROOT / "bin" / "demo-env"
 DEMO_NAMES = (
     "BASE_URL", "CLIENT_ID", "CLIENT_HOST", "OPERATOR_CLIENT_ID", "API_KEY", "KEY_ID", "ADMIN_ID_TOKEN",
     "PLAYER_ID_TOKEN", "PLATFORM_ADMIN_ID_TOKEN", "CLIENT_TOKEN", "LESSON_ID", "VITAL_SCAN_SESSION_ID", "SCAN_TOKEN",
-    "EXERCISE_ID", "AI_MOVE_SESSION_ID",
+    "EXERCISE_ID", "AI_MOVE_SESSION_ID", "CONTENT_KEY", "CONTENT_KEYS", "CONTENT_ID", "CONTENT_VERSION_ID",
+    "CATEGORY_KEY",
 )
 SKIP_MARK = re.compile(r"^<!--\s*not run:\s*(?P<reason>\S.*?)\s*-->$")
 EXPECT = re.compile(r"#\s*->\s*(?P<status>\d{3})\b")

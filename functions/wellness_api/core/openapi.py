@@ -57,7 +57,9 @@ SAMPLE_CREDENTIALS = {API_KEY: "API_KEY", ID_TOKEN: "ADMIN_ID_TOKEN", CLIENT_TOK
                       SCAN_TOKEN: "SCAN_TOKEN"}
 SAMPLE_PATH_VALUES = {"clientId": "CLIENT_ID", "keyId": "KEY_ID", "lessonId": "LESSON_ID",
                       "vitalScanResultId": "VITAL_SCAN_SESSION_ID", "exerciseId": "EXERCISE_ID",
-                      "sessionId": "AI_MOVE_SESSION_ID"}
+                      "sessionId": "AI_MOVE_SESSION_ID", "key": "CONTENT_KEY", "contentId": "CONTENT_ID",
+                      "versionId": "CONTENT_VERSION_ID", "categoryKey": "CATEGORY_KEY",
+                      "keys": "CONTENT_KEYS"}
 
 # ------------------------------------------------------------------------------ headers
 

@@ -17,6 +17,7 @@ from ..core.tenancy import Client
 AREA_SEEDERS: list[str] = [
     "wellness_api.lessons.demo",
     "wellness_api.ai_move.demo",
+    "wellness_api.content.demo",
 ]
 MODULES_ON = [f"modules.{m}=true" for m in ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")]
 

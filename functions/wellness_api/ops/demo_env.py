@@ -10,7 +10,8 @@ without them the ports of firebase.json are used, moved by DEVSTACK_PORT_OFFSET 
 
 Every run signs the demo users in again (ID tokens last an hour), asks Hosting for a new client
 token, creates one new Vital Scan session with the demo key, which spends one demo point, and starts one
-new AI Move session for the demo player.
+new AI Move session for the demo player and one new content item of the demo client (CONTENT_ID, which the
+docs' delete sample may delete).
 A failure prints one line on stderr and exits 1; stdout then stays empty.
 """
 
@@ -21,6 +22,7 @@ import os
 import sys
 import urllib.error
 import urllib.request
+import uuid
 
 from .cli import EMULATOR_DEFAULTS
 
@@ -40,6 +42,11 @@ NAMES = (
     "SCAN_TOKEN",
     "EXERCISE_ID",
     "AI_MOVE_SESSION_ID",
+    "CONTENT_KEY",
+    "CONTENT_KEYS",
+    "CONTENT_ID",
+    "CONTENT_VERSION_ID",
+    "CATEGORY_KEY",
 )
 HEADER = ("# ID tokens and CLIENT_TOKEN expire after an hour: run eval \"$(bin/demo-env)\" again "
           "(each run also creates a new Vital Scan session, one demo point).")
@@ -49,6 +56,11 @@ VITAL_SCAN_BODY = {"userId": "demo-player", "locale": "en", "returnUrl": "https:
 # The AI Move session demo-env starts for the demo player: a library exercise of the demo client's catalog.
 EXERCISE_ID = "squat"
 AI_MOVE_BODY = {"exerciseId": EXERCISE_ID, "exerciseType": "rep", "targetReps": 12}
+# Content: a seeded key of the demo client, keys for the multi-key lookup, and the custom category (item-less) that
+# the category samples change and delete (the seed makes it again).
+CONTENT_KEY = "welcome"
+CONTENT_KEYS = "welcome,terms-of-service,getting-started"
+CATEGORY_KEY = "events"
 TIMEOUT_S = 30
 MODULES = ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")
 
@@ -177,6 +189,12 @@ def collect() -> dict[str, str]:
     status, body = _http("POST", f"{base_url}/api/ai-move/sessions", AI_MOVE_BODY,
                          {"Authorization": f"Bearer {player_token}"})
     ai_move_session = _expect(status, body, 201, "POST /api/ai-move/sessions")
+    admin_token = sign_in(client["admin"]["email"], client["admin"]["password"])
+    status, body = _http("POST", f"{base_url}/api/content", {
+        "key": f"demo-env-{uuid.uuid4().hex[:10]}", "categoryKey": "other",
+        "title": {"en": "A note from bin/demo-env", "zh-Hant": "來自 bin/demo-env 的說明"},
+        "body": {"en": "Made for the **docs samples**; delete it freely."}}, {"Authorization": f"Bearer {admin_token}"})
+    content = _expect(status, body, 201, "POST /api/content")["content"]
 
     return {
         "BASE_URL": base_url,
@@ -185,7 +203,7 @@ def collect() -> dict[str, str]:
         "OPERATOR_CLIENT_ID": world["operator"]["clientId"],
         "API_KEY": api_key,
         "KEY_ID": key.key_id,
-        "ADMIN_ID_TOKEN": sign_in(client["admin"]["email"], client["admin"]["password"]),
+        "ADMIN_ID_TOKEN": admin_token,
         "PLAYER_ID_TOKEN": player_token,
         "PLATFORM_ADMIN_ID_TOKEN": sign_in(world["operator"]["admin"]["email"], world["operator"]["admin"]["password"]),
         "CLIENT_TOKEN": client_token,
@@ -194,6 +212,11 @@ def collect() -> dict[str, str]:
         "SCAN_TOKEN": scan_url.split("#scanToken=", 1)[1],
         "EXERCISE_ID": EXERCISE_ID,
         "AI_MOVE_SESSION_ID": ai_move_session["sessionId"],
+        "CONTENT_KEY": CONTENT_KEY,
+        "CONTENT_KEYS": CONTENT_KEYS,
+        "CONTENT_ID": content["contentId"],
+        "CONTENT_VERSION_ID": content["versionId"],
+        "CATEGORY_KEY": CATEGORY_KEY,
     }
 
 

@@ -1,0 +1,302 @@
+"""What Content parses (4.4, 2.8, 9.5), locale resolution, and how stored items read in the API."""
+
+import datetime as dt
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+from pydantic_core import PydanticCustomError
+
+from ..core import clock
+from ..core.http import QueryInt
+from ..core.text import multi_line, single_line
+
+EN, ZH_HANT, ZH_HANS = "en", "zh-Hant", "zh-Hans"
+LOCALES = (EN, ZH_HANT, ZH_HANS)
+BUILT_IN_CATEGORIES = ("legal", "announcements", "help", "other")
+FORMATS = ("markdown", "plain")
+PRIVATE, SHARED = "private", "shared"
+DRAFT, PUBLISHED, UNPUBLISHED, DELETED = "draft", "published", "unpublished", "deleted"
+
+MAX_KEYS = 10  # multi-key lookup (8)
+MAX_TITLE, MAX_NAME, MAX_DESCRIPTION, MAX_BODY = 200, 200, 2_000, 100_000
+MAX_METADATA_ENTRIES, MAX_METADATA_TEXT = 20, 2_000
+LIST_PAGE_DEFAULT, LIST_PAGE_MAX = 20, 100
+
+KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+CATEGORY_KEY_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
+_METADATA_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
+
+
+def _localized(limit: int, multiline: bool):
+    """A {en, zh-Hant?, zh-Hans?} map (2.8): en is required, every text non-empty and within `limit`."""
+    check = multi_line if multiline else single_line
+
+    def validate(value: dict[str, str]) -> dict[str, str]:
+        unknown = [k for k in value if k not in LOCALES]
+        if unknown:
+            raise PydanticCustomError("locale", "unknown language {lang}: use en, zh-Hant or zh-Hans",
+                                      {"lang": unknown[0]})
+        if not value.get(EN, "").strip():
+            raise PydanticCustomError("locale_en", "en is required")
+        for lang, text in value.items():
+            if not text.strip() or len(text) > limit:
+                raise PydanticCustomError("locale_text", "{lang} must be 1 to {limit} characters",
+                                          {"lang": lang, "limit": limit})
+            check(text)
+        return {lang: value[lang] for lang in LOCALES if lang in value}
+
+    return AfterValidator(validate)
+
+
+Title = Annotated[dict[str, str], _localized(MAX_TITLE, False)]
+Name = Annotated[dict[str, str], _localized(MAX_NAME, False)]
+Description = Annotated[dict[str, str], _localized(MAX_DESCRIPTION, True)]
+Body = Annotated[dict[str, str], _localized(MAX_BODY, True)]
+MetadataValue = Annotated[str, Field(max_length=MAX_METADATA_TEXT)] | StrictInt | StrictFloat | StrictBool | None
+
+
+def _metadata(value: dict[str, Any]) -> dict[str, Any]:
+    if len(value) > MAX_METADATA_ENTRIES:
+        raise PydanticCustomError("metadata_size", "at most {n} entries", {"n": MAX_METADATA_ENTRIES})
+    for name, item in value.items():
+        if not _METADATA_NAME.match(name):
+            raise PydanticCustomError("metadata_name", "{name} is not a metadata name (letters, digits, _)",
+                                      {"name": name})
+        if isinstance(item, str):
+            single_line(item)
+    url = value.get("actionUrl")
+    if url is not None and not (isinstance(url, str) and re.match(r"^(https://\S+|/\S*)$", url)):
+        raise PydanticCustomError("action_url", "actionUrl must be an https URL or a path starting with /")
+    return value
+
+
+Metadata = Annotated[dict[str, MetadataValue], AfterValidator(_metadata)]
+Timestamp = Annotated[str, Field(description="ISO 8601 with a time zone, e.g. 2026-12-01T09:00:00Z.")]
+
+
+# ------------------------------------------------------------------------------------ request bodies
+
+
+class CreateContentBody(BaseModel):
+    """POST /api/content: a new item of the caller's client; published at once unless publish is false."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: Annotated[str, Field(pattern=KEY_PATTERN, description="Unique per owner client; what apps look up.")]
+    categoryKey: Annotated[str, Field(pattern=CATEGORY_KEY_PATTERN)]
+    title: Title
+    body: Body
+    name: Name | None = None
+    description: Description | None = None
+    format: Literal["markdown", "plain"] = "markdown"
+    visibility: Literal["private", "shared"] = Field(default=PRIVATE, description="shared: operator items only.")
+    publish: StrictBool = Field(default=True, description="false keeps the item a draft.")
+    publishAt: Timestamp | None = Field(default=None, description="Default: now. A future time schedules it.")
+    expiresAt: Timestamp | None = None
+    metadata: Metadata | None = None
+
+
+class UpdateContentBody(BaseModel):
+    """PATCH /api/content/[contentId]: any subset; each change publishes a new version. null clears optionals."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    categoryKey: Annotated[str, Field(pattern=CATEGORY_KEY_PATTERN)] | None = None
+    title: Title | None = None
+    body: Body | None = None
+    name: Name | None = None
+    description: Description | None = None
+    format: Literal["markdown", "plain"] | None = None
+    visibility: Literal["private", "shared"] | None = None
+    publishAt: Timestamp | None = None
+    expiresAt: Timestamp | None = None
+    metadata: Metadata | None = None
+
+
+NOT_NULL = ("categoryKey", "title", "body", "format", "visibility", "publishAt")
+
+
+class PublishBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    publishAt: Timestamp | None = Field(default=None, description="Default: now.")
+    expiresAt: Timestamp | None = None
+
+
+class Permissions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    viewShared: StrictBool = Field(default=True, description="Clients see the operator's shared items of the "
+                                                             "category.")
+    publish: StrictBool = Field(default=True, description="Clients' admins may publish their own items in it.")
+
+
+class PermissionsPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    viewShared: StrictBool | None = None
+    publish: StrictBool | None = None
+
+
+class CreateCategoryBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: Annotated[str, Field(pattern=CATEGORY_KEY_PATTERN)]
+    name: Name
+    description: Description | None = None
+    defaultPermissions: Permissions = Field(default_factory=lambda: Permissions(publish=False))
+
+
+class UpdateCategoryBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name | None = None
+    description: Description | None = None
+    defaultPermissions: PermissionsPatch | None = None
+
+
+class ClientPermissionsBody(BaseModel):
+    """A client's overrides of a category's default permissions; null removes an override."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    viewShared: StrictBool | None = None
+    publish: StrictBool | None = None
+
+
+class LangQuery(BaseModel):
+    lang: str | None = Field(default=None, description="en, zh-Hant or zh-Hans; default: Accept-Language, then en.")
+
+
+class KeysQuery(LangQuery):
+    keys: str = Field(description=f"Comma-separated content keys, at most {MAX_KEYS}.")
+
+
+class AdminListQuery(BaseModel):
+    categoryKey: str | None = None
+    limit: Annotated[QueryInt, Field(ge=1, le=LIST_PAGE_MAX)] = LIST_PAGE_DEFAULT
+    startAfter: str | None = Field(default=None, description="The key of the last item of the previous page.")
+
+
+class VersionsQuery(BaseModel):
+    limit: Annotated[QueryInt, Field(ge=1, le=LIST_PAGE_MAX)] = LIST_PAGE_DEFAULT
+    startAfter: Annotated[QueryInt, Field(ge=1)] | None = Field(
+        default=None, description="The version number of the last version of the previous page.")
+
+
+def parse_time(field: str, text: str):
+    """An ISO 8601 time with a time zone, as an aware datetime; 400 names the field otherwise."""
+    from ..core.errors import ApiError
+
+    try:
+        value = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        value = None
+    if value is None or value.tzinfo is None:
+        raise ApiError(400, f"Invalid field {field}: must be an ISO 8601 time with a time zone.")
+    return value.astimezone(dt.UTC)
+
+
+# ------------------------------------------------------------------------------------ locales
+
+
+def _locale_of_tag(tag: str) -> str | None:
+    tag = tag.strip().lower()
+    if tag == "*" or tag == "en" or tag.startswith("en-"):
+        return EN
+    if tag in ("zh-hant", "zh-tw", "zh-hk", "zh-mo") or tag.startswith(("zh-hant-", "zh-tw-", "zh-hk-")):
+        return ZH_HANT
+    if tag in ("zh", "zh-hans", "zh-cn", "zh-sg") or tag.startswith(("zh-hans-", "zh-cn-")):
+        return ZH_HANS
+    return None
+
+
+def from_accept_language(header: str | None) -> str | None:
+    """The supported locale the Accept-Language header prefers most (q-values; ties keep header order)."""
+    ranked = []
+    for position, part in enumerate((header or "").split(",")[:50]):
+        tag, _, params = part.partition(";")
+        quality = 1.0
+        match = re.search(r"q\s*=\s*([0-9.]+)", params)
+        if match:
+            try:
+                quality = float(match.group(1))
+            except ValueError:
+                continue
+        locale = _locale_of_tag(tag)
+        if locale is not None and quality > 0:
+            ranked.append((-quality, position, locale))
+    return min(ranked)[2] if ranked else None
+
+
+def lang_value(lang: str) -> str | None:
+    """A lang query value in its canonical spelling (case-insensitive), or None when unsupported."""
+    return next((locale for locale in LOCALES if locale.lower() == lang.strip().lower()), None)
+
+
+# ------------------------------------------------------------------------------------ read forms
+
+
+def localized(value: Any) -> dict[str, str]:
+    """A stored multilingual field; a legacy single string reads as {en: value} (9.5)."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        return {EN: value}
+    return {k: v for k, v in dict(value).items() if k in LOCALES and isinstance(v, str)}
+
+
+def resolve(value: Any, locale: str) -> str | None:
+    """One language of a multilingual field, falling back to en."""
+    texts = localized(value)
+    return texts.get(locale) or texts.get(EN)
+
+
+def served_locale(item: dict[str, Any], locale: str) -> str:
+    """The language an item is served in: the requested one when its body has it, else en."""
+    return locale if locale in localized(item.get("body")) else EN
+
+
+def is_active(item: dict[str, Any], now) -> bool:
+    """Published, publishAt passed and not expired."""
+    if item.get("status") != PUBLISHED:
+        return False
+    publish_at, expires_at = item.get("publishAt"), item.get("expiresAt")
+    return (publish_at is None or publish_at <= now) and (expires_at is None or now < expires_at)
+
+
+def public_item(item: dict[str, Any], locale: str, client_id: str | None = None) -> dict[str, Any]:
+    """The public form (2.8), resolved to `locale`; clientId only in list forms."""
+    served = served_locale(item, locale)
+    view = {
+        "contentId": item["contentId"], "ownerClientId": item["ownerClientId"], "key": item["key"],
+        "categoryKey": item["categoryKey"], "version": item.get("version", 1),
+        "versionId": item.get("versionId") or item["contentId"], "locale": served,
+        "title": resolve(item.get("title"), served) or "", "body": resolve(item.get("body"), served) or "",
+        "format": item.get("format") or "markdown",
+        "publishAt": clock.iso(item.get("publishAt") or item.get("createdAt")),
+        "expiresAt": clock.iso(item.get("expiresAt")), "metadata": dict(item.get("metadata") or {}),
+    }
+    if client_id is not None:
+        view = {"contentId": view.pop("contentId"), "ownerClientId": view.pop("ownerClientId"),
+                "clientId": client_id, **view}
+    return view
+
+
+ADMIN_FIELDS = ("contentId", "ownerClientId", "key", "categoryKey", "visibility", "status", "version", "versionId",
+                "format", "metadata", "createdBy", "updatedBy")
+LOCALIZED_FIELDS = ("name", "description", "title", "body")
+TIME_FIELDS = ("publishAt", "expiresAt", "createdAt", "updatedAt")
+
+
+def admin_item(item: dict[str, Any], now) -> dict[str, Any]:
+    """Everything an administrator manages: every language, status, schedule and version."""
+    view = {name: item.get(name) for name in ADMIN_FIELDS}
+    view["metadata"] = dict(item.get("metadata") or {})
+    for name in LOCALIZED_FIELDS:
+        view[name] = localized(item.get(name)) or None
+    for name in TIME_FIELDS:
+        view[name] = clock.iso(item.get(name))
+    view["active"] = is_active(item, now)
+    return view
