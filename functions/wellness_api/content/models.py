@@ -66,7 +66,7 @@ def _metadata(value: dict[str, Any]) -> dict[str, Any]:
         if isinstance(item, str):
             single_line(item)
     url = value.get("actionUrl")
-    if url is not None and not (isinstance(url, str) and re.match(r"^(https://\S+|/\S*)$", url)):
+    if url is not None and not (isinstance(url, str) and re.match(r"^(https://\S+|/(?![/\\])\S*)$", url)):
         raise PydanticCustomError("action_url", "actionUrl must be an https URL or a path starting with /")
     return value
 
@@ -132,6 +132,12 @@ class Permissions(BaseModel):
     publish: StrictBool = Field(default=True, description="Clients' admins may publish their own items in it.")
 
 
+class NewCategoryPermissions(Permissions):
+    """A custom category's defaults: clients see the operator's shared items, but publish only when allowed."""
+
+    publish: StrictBool = Field(default=False, description="Clients' admins may publish their own items in it.")
+
+
 class PermissionsPatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -145,7 +151,7 @@ class CreateCategoryBody(BaseModel):
     key: Annotated[str, Field(pattern=CATEGORY_KEY_PATTERN)]
     name: Name
     description: Description | None = None
-    defaultPermissions: Permissions = Field(default_factory=lambda: Permissions(publish=False))
+    defaultPermissions: NewCategoryPermissions = Field(default_factory=lambda: NewCategoryPermissions())
 
 
 class UpdateCategoryBody(BaseModel):
@@ -205,9 +211,9 @@ def _locale_of_tag(tag: str) -> str | None:
     tag = tag.strip().lower()
     if tag == "*" or tag == "en" or tag.startswith("en-"):
         return EN
-    if tag in ("zh-hant", "zh-tw", "zh-hk", "zh-mo") or tag.startswith(("zh-hant-", "zh-tw-", "zh-hk-")):
+    if tag in ("zh-hant", "zh-tw", "zh-hk", "zh-mo") or tag.startswith(("zh-hant-", "zh-tw-", "zh-hk-", "zh-mo-")):
         return ZH_HANT
-    if tag in ("zh", "zh-hans", "zh-cn", "zh-sg") or tag.startswith(("zh-hans-", "zh-cn-")):
+    if tag in ("zh", "zh-hans", "zh-cn", "zh-sg") or tag.startswith(("zh-hans-", "zh-cn-", "zh-sg-")):
         return ZH_HANS
     return None
 
@@ -221,7 +227,7 @@ def from_accept_language(header: str | None) -> str | None:
         match = re.search(r"q\s*=\s*([0-9.]+)", params)
         if match:
             try:
-                quality = float(match.group(1))
+                quality = min(float(match.group(1)), 1.0)
             except ValueError:
                 continue
         locale = _locale_of_tag(tag)
@@ -293,6 +299,8 @@ TIME_FIELDS = ("publishAt", "expiresAt", "createdAt", "updatedAt")
 def admin_item(item: dict[str, Any], now) -> dict[str, Any]:
     """Everything an administrator manages: every language, status, schedule and version."""
     view = {name: item.get(name) for name in ADMIN_FIELDS}
+    view["version"] = item.get("version", 1)  # items stored before versions (9.5) are version 1
+    view["versionId"] = item.get("versionId") or item["contentId"]
     view["metadata"] = dict(item.get("metadata") or {})
     for name in LOCALIZED_FIELDS:
         view[name] = localized(item.get(name)) or None

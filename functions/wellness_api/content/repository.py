@@ -9,12 +9,17 @@ Layout:
                                                     changes to the built-ins' names and default permissions
     clients/{clientId}/contentPermissions/overrides {categories: {key: {viewShared?, publish?}}}
 
-Items are top level, so GET /api/content/{contentId}/public and /ct/{contentId} read one document. The
-public lookups by key run two queries side by side (the client's own items, the operator's shared ones),
-each `key in [...]` for up to 10 keys: two round trips, whatever the number of keys.
+Item writes are optimistic (core.transactions.optimistic): each change commits the item and its new version
+in one batch that requires the item unchanged since it was read, so concurrent editors never interleave and
+never wait for each other's locks.
+
+Items are top level, so GET /api/content/{contentId}/public and /ct/{contentId} read one document. The public
+lookups by key run two queries side by side (the client's own items, the operator's shared ones), each
+`key in [...]` for up to 10 keys: two round trips, whatever the number of keys.
 """
 
 import concurrent.futures
+import dataclasses
 from typing import Any
 
 from google.cloud import firestore
@@ -148,9 +153,39 @@ def category_in_use(category_key: str) -> bool:
     return any(True for _ in query.stream())
 
 
-def write_version(transaction, item: dict[str, Any]) -> None:
-    """The item as it now stands, and the same state as a new version in its history."""
-    transaction.set(item_ref(item["contentId"]), item)
-    snapshot = {k: v for k, v in item.items() if k not in ("deleted",)}
-    transaction.create(version_ref(item["contentId"], item["versionId"]), snapshot)
+@dataclasses.dataclass(frozen=True)
+class Seen:
+    """An item as read, and the update time a write requires unchanged."""
 
+    data: dict[str, Any] | None
+    update_time: Any
+
+
+def seen_item(content_id: str) -> Seen:
+    snap = item_ref(content_id).get()
+    return Seen(snap.to_dict(), snap.update_time) if snap.exists else Seen(None, None)
+
+
+def _unchanged(seen: Seen):
+    return firebase.db().write_option(last_update_time=seen.update_time)
+
+
+def commit_version(seen: Seen | None, item: dict[str, Any]) -> None:
+    """The item as it now stands and the same state as a new version, in one batch. A new item (seen None) also
+    claims its key (the batch fails if the key is taken); a changed one requires the item unchanged since read."""
+    batch = firebase.db().batch()
+    if seen is None:
+        batch.create(item_ref(item["contentId"]), item)
+        batch.create(key_ref(item["ownerClientId"], item["key"]), {"contentId": item["contentId"]})
+    else:
+        batch.update(item_ref(item["contentId"]), item, option=_unchanged(seen))
+    batch.create(version_ref(item["contentId"], item["versionId"]), {k: v for k, v in item.items() if k != "deleted"})
+    batch.commit()
+
+
+def commit_delete(seen: Seen, deleted: dict[str, Any]) -> None:
+    """Mark the item deleted (if unchanged since read) and free its key; its versions stay."""
+    batch = firebase.db().batch()
+    batch.update(item_ref(deleted["contentId"]), deleted, option=_unchanged(seen))
+    batch.delete(key_ref(deleted["ownerClientId"], deleted["key"]))
+    batch.commit()

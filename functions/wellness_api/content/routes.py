@@ -5,7 +5,7 @@ import flask
 
 from ..core import auth, http, openapi
 from ..core.openapi import ID_TOKEN, error
-from . import models, service
+from . import models, page, service
 from .models import (
     AdminListQuery,
     ClientPermissionsBody,
@@ -95,7 +95,7 @@ def content_by_key(client_id: str, key: str):
          security=PUBLIC, query=KeysQuery, responses={200: ContentByKeys},
          errors=[UNKNOWN_CLIENT, error(400, f"keys missing, more than {models.MAX_KEYS} keys, or an unknown lang.")])
 def content_by_keys(client_id: str):
-    query = http.parse_query(KeysQuery)
+    query = http.parse_query(KeysQuery, missing=service.KEYS_REQUIRED)
     keys = service.parse_keys(query.keys)
     locale = _locale()
     who = service.reader(client_id)
@@ -288,3 +288,6 @@ def delete_category(category_key: str):
     _platform_admin()
     service.delete_category(category_key)
     return {"success": True}
+
+
+page.register(app)  # the public page /ct/{contentId} and the retired /legal/{slug} (not API operations)

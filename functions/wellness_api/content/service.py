@@ -4,8 +4,9 @@ Who sees what: a client's reads return its own active items, plus the operator t
 in the categories whose effective `viewShared` permission is true for it (the category default, unless the
 client has an override). The operator tenant sees its own items, private and shared. Writes: a client's
 admins manage only their client's items, in categories whose `publish` permission allows it (the operator
-tenant's admins, the platform administrators, everywhere). Every change is one transaction that writes the
-item and a new version of it, so the history is complete and never half-written.
+tenant's admins, the platform administrators, everywhere). Every change is one batch that writes the item
+and a new version of it, only if the item is unchanged since it was read (optimistic), so the history is
+complete, never half-written, and concurrent editors never overwrite each other.
 """
 
 import dataclasses
@@ -200,13 +201,13 @@ def admin_client(principal: Principal) -> tenancy.Client:
     return client
 
 
-def _check_publish(client: tenancy.Client, category_key: str, transaction) -> None:
-    category = categories(repo.stored_categories(transaction)).get(category_key)
+def _check_publish(client: tenancy.Client, category_key: str) -> None:
+    category = categories(repo.stored_categories()).get(category_key)
     if category is None:
         raise ApiError(400, UNKNOWN_CATEGORY)
     if client.is_operator:
         return
-    if not effective(category, repo.stored_overrides(client.client_id, transaction))["publish"]:
+    if not effective(category, repo.stored_overrides(client.client_id))["publish"]:
         raise ApiError(403, PUBLISH_NOT_ALLOWED)
 
 
@@ -218,15 +219,18 @@ def _schedule(publish_at: str | None, expires_at: str | None, now) -> tuple[Any,
     return start, end
 
 
-def _owned(client: tenancy.Client, content_id: str, transaction=None) -> dict[str, Any]:
-    item = repo.read(transaction, repo.item_ref(content_id)) if tenancy.valid_id(content_id) else None
+def _owned(client: tenancy.Client, content_id: str) -> repo.Seen:
+    """The client's item as read; 404 for anything else (unknown, deleted, another client's)."""
+    seen = repo.seen_item(content_id) if tenancy.valid_id(content_id) else repo.Seen(None, None)
+    item = seen.data
     if item is None or item.get("deleted") or item.get("ownerClientId") != client.client_id:
         raise ApiError(404, CONTENT_NOT_FOUND)
-    return item
+    return seen
 
 
 def _next_version(item: dict[str, Any], actor: str, now) -> dict[str, Any]:
-    return {**item, "version": item.get("version", 0) + 1, "versionId": repo.new_version_id(item["contentId"]),
+    # An item stored before versions (9.5) is version 1.
+    return {**item, "version": item.get("version", 1) + 1, "versionId": repo.new_version_id(item["contentId"]),
             "updatedAt": now, "updatedBy": actor}
 
 
@@ -245,14 +249,13 @@ def create_item(client: tenancy.Client, body: CreateContentBody, actor: str, con
         "createdAt": now, "updatedAt": now, "createdBy": actor, "updatedBy": actor,
     }
 
-    def run(transaction):
-        _check_publish(client, body.categoryKey, transaction)
-        if repo.read(transaction, repo.key_ref(client.client_id, body.key)) is not None:
+    def attempt():
+        _check_publish(client, body.categoryKey)
+        if repo.read(None, repo.key_ref(client.client_id, body.key)) is not None:
             raise ApiError(409, KEY_TAKEN)
-        transaction.create(repo.key_ref(client.client_id, body.key), {"contentId": content_id})
-        repo.write_version(transaction, item)
+        repo.commit_version(None, item)  # fails if another request claimed the key meanwhile: then 409 above
 
-    transactions.run(run, contention_error=BUSY)
+    transactions.optimistic(attempt, contention_error=BUSY)
     return models.admin_item(item, now)
 
 
@@ -269,9 +272,10 @@ def update_item(client: tenancy.Client, content_id: str, body: UpdateContentBody
         raise ApiError(400, ONLY_OPERATOR_SHARES)
     now = clock.now()
 
-    def run(transaction):
-        item = _owned(client, content_id, transaction)
-        _check_publish(client, sent.get("categoryKey", item["categoryKey"]), transaction)
+    def attempt():
+        seen = _owned(client, content_id)
+        item = seen.data
+        _check_publish(client, sent.get("categoryKey", item["categoryKey"]))
         changed = {**item, **{k: v for k, v in sent.items() if k not in ("publishAt", "expiresAt")}}
         if "publishAt" in sent or "expiresAt" in sent:
             start = models.parse_time("publishAt", sent["publishAt"]) if "publishAt" in sent else item["publishAt"]
@@ -287,10 +291,10 @@ def update_item(client: tenancy.Client, content_id: str, body: UpdateContentBody
             if "publishAt" not in sent:
                 changed["publishAt"] = now
         updated = _next_version(changed, actor, now)
-        repo.write_version(transaction, updated)
+        repo.commit_version(seen, updated)
         return updated
 
-    return models.admin_item(transactions.run(run, contention_error=BUSY), now)
+    return models.admin_item(transactions.optimistic(attempt, contention_error=BUSY), now)
 
 
 def put_item(client: tenancy.Client, body: CreateContentBody, actor: str) -> dict:
@@ -308,38 +312,38 @@ def set_status(client: tenancy.Client, content_id: str, status: str, actor: str,
     """Publish (now or at publishAt) or unpublish: a new version either way."""
     now = clock.now()
 
-    def run(transaction):
-        item = _owned(client, content_id, transaction)
+    def attempt():
+        seen = _owned(client, content_id)
+        item = seen.data
         changed = {**item, "status": status}
         if status == PUBLISHED:
-            _check_publish(client, item["categoryKey"], transaction)
+            _check_publish(client, item["categoryKey"])
             if schedule is not None and schedule.model_fields_set:
                 start, end = _schedule(schedule.publishAt, schedule.expiresAt, now)
                 changed |= {"publishAt": start, "expiresAt": end}
             elif item["status"] != PUBLISHED:
                 changed["publishAt"] = now
         updated = _next_version(changed, actor, now)
-        repo.write_version(transaction, updated)
+        repo.commit_version(seen, updated)
         return updated
 
-    return models.admin_item(transactions.run(run, contention_error=BUSY), now)
+    return models.admin_item(transactions.optimistic(attempt, contention_error=BUSY), now)
 
 
 def delete_item(client: tenancy.Client, content_id: str, actor: str) -> None:
     """The item disappears everywhere and its key is free again; its versions stay as history."""
     now = clock.now()
 
-    def run(transaction):
-        item = _owned(client, content_id, transaction)
-        transaction.delete(repo.key_ref(client.client_id, item["key"]))
-        transaction.set(repo.item_ref(content_id), {**item, "deleted": True, "status": DELETED, "updatedAt": now,
-                                                    "updatedBy": actor})
+    def attempt():
+        seen = _owned(client, content_id)
+        repo.commit_delete(seen, {**seen.data, "deleted": True, "status": DELETED, "updatedAt": now,
+                                  "updatedBy": actor})
 
-    transactions.run(run, contention_error=BUSY)
+    transactions.optimistic(attempt, contention_error=BUSY)
 
 
 def get_owned(client: tenancy.Client, content_id: str) -> dict:
-    return models.admin_item(_owned(client, content_id), clock.now())
+    return models.admin_item(_owned(client, content_id).data, clock.now())
 
 
 def list_owned(client: tenancy.Client, category_key: str | None, limit: int, start_after: str | None) -> dict:
@@ -391,7 +395,10 @@ def create_category(body: CreateCategoryBody) -> dict:
 
 
 def update_category(key: str, body: UpdateCategoryBody) -> dict:
-    sent = body.model_dump(include=body.model_fields_set, exclude_none=True)
+    sent = body.model_dump(include=body.model_fields_set)
+    for name in ("name", "defaultPermissions"):
+        if name in sent and sent[name] is None:
+            raise ApiError(400, f"Invalid field {name}: must not be null.")
     if not sent:
         raise ApiError(400, "The body must contain at least one category field.")
     now = clock.now()
@@ -407,8 +414,9 @@ def update_category(key: str, body: UpdateCategoryBody) -> dict:
         if "description" in sent:
             record["description"] = sent["description"]
         if "defaultPermissions" in sent:
+            changes = {k: v for k, v in sent["defaultPermissions"].items() if v is not None}
             record["defaultPermissions"] = {**DEFAULT_PERMISSIONS, **(current.get("defaultPermissions") or {}),
-                                            **sent["defaultPermissions"]}
+                                            **changes}
         record["updatedAt"] = now
         transaction.set(repo.categories_ref(), {"categories": {**stored, key: record}})
         return categories({**stored, key: record})[key]
