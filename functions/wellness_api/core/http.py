@@ -193,7 +193,7 @@ def json_object(allow_empty: bool = False) -> dict[str, Any]:
     if json_nesting_exceeds(text):
         raise BodyError(BODY_TOO_DEEP)
     try:
-        data = json.loads(text, parse_constant=_not_json, parse_float=_finite_float)
+        data = strict_json(text)
     except RecursionError:  # not reachable after the depth check; never a 500 if it were
         raise BodyError(BODY_TOO_DEEP) from None
     except ValueError:
@@ -201,6 +201,14 @@ def json_object(allow_empty: bool = False) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise BodyError(MALFORMED_JSON)
     return data
+
+
+def strict_json(text: str) -> Any:
+    """json.loads for RFC 8259 JSON only: NaN, Infinity and numbers beyond a float's range are a ValueError.
+
+    Bodies and operators' JSON options alike (platformctl): such a value could be stored but never answered
+    back as JSON."""
+    return json.loads(text, parse_constant=_not_json, parse_float=_finite_float)
 
 
 def _not_json(constant: str) -> float:

@@ -1,6 +1,5 @@
 """exercise commands: the AI Move catalog (CONTRACT section 3); catalog management is not in the public API."""
 
-import json
 import math
 
 from ..cli import CliError
@@ -70,12 +69,10 @@ def _number(text: str) -> float:
     return int(value) if value.is_integer() else value
 
 
-def _refuse(constant: str):
-    raise ValueError(f"{constant} is not JSON")
-
-
 def _algorithm(text: str) -> dict:
-    value = json.loads(text, parse_constant=_refuse)
+    from ...core.http import strict_json
+
+    value = strict_json(text)
     if not isinstance(value, dict):
         raise ValueError("--algorithm must be a JSON object")
     return value

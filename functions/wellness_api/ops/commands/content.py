@@ -1,7 +1,5 @@
 """content commands: put an item (CONTRACT section 3)."""
 
-import json
-
 from ..cli import CliError
 
 
@@ -17,10 +15,6 @@ def _languages(pairs: list[str], flag: str) -> dict[str, str]:
     return texts
 
 
-def _refuse(constant: str):
-    raise ValueError(f"{constant} is not JSON")
-
-
 def content_put(args) -> dict:
     import pydantic
 
@@ -28,6 +22,7 @@ def content_put(args) -> dict:
     from ...content.models import CreateContentBody
     from ...core import tenancy
     from ...core.errors import ApiError
+    from ...core.http import strict_json
 
     client = tenancy.get_client(args.client_id)
     if client is None:
@@ -37,7 +32,7 @@ def content_put(args) -> dict:
               "publishAt": args.publish_at, "expiresAt": args.expires_at}
     if args.metadata is not None:
         try:
-            fields["metadata"] = json.loads(args.metadata, parse_constant=_refuse)
+            fields["metadata"] = strict_json(args.metadata)
         except ValueError as exc:
             raise CliError(f"--metadata is not a JSON object: {exc}") from None
     try:
