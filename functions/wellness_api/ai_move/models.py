@@ -11,7 +11,6 @@ from ..core.text import MultiLine, SingleLine
 
 # Exercise types (2.9) and session states (3.1).
 REP = "rep"
-TIMER = "timer"
 CREATED = "created"
 IN_PROGRESS = "in-progress"
 COMPLETED = "completed"

@@ -44,12 +44,19 @@ _ID_TIME_DIGITS = 13
 _ID_SUFFIX = string.ascii_lowercase + string.digits
 
 
+def exercises_collection(client_id: str | None):
+    """A client's custom exercises, or with None the operator's library."""
+    if client_id is None:
+        return firebase.db().collection(LIBRARY)
+    return tenancy.client_ref(client_id).collection(EXERCISES)
+
+
 def library_ref(exercise_id: str):
-    return firebase.db().collection(LIBRARY).document(exercise_id)
+    return exercises_collection(None).document(exercise_id)
 
 
 def custom_ref(client_id: str, exercise_id: str):
-    return tenancy.client_ref(client_id).collection(EXERCISES).document(exercise_id)
+    return exercises_collection(client_id).document(exercise_id)
 
 
 def selection_ref(client_id: str):
@@ -80,32 +87,23 @@ def new_session_id(created_at: dt.datetime) -> str:
 
 
 def new_exercise_id() -> str:
-    return firebase.db().collection(LIBRARY).document().id
+    return exercises_collection(None).document().id
 
 
 # ------------------------------------------------------------------------------------ exercises
 
 
-def _enabled_in_order(collection) -> list[dict[str, Any]]:
-    query = (collection.where(filter=firestore.FieldFilter("enabled", "==", True))
+def enabled_exercises(client_id: str | None) -> list[dict[str, Any]]:
+    """Enabled exercises of a client (None: the library) by sortOrder; index (enabled, sortOrder)."""
+    query = (exercises_collection(client_id).where(filter=firestore.FieldFilter("enabled", "==", True))
              .order_by("sortOrder").limit(MAX_EXERCISES))
     return [snap.to_dict() for snap in query.stream()]
 
 
-def enabled_library() -> list[dict[str, Any]]:
-    """Enabled library exercises in library order; index (enabled, sortOrder)."""
-    return _enabled_in_order(firebase.db().collection(LIBRARY))
-
-
-def enabled_custom(client_id: str) -> list[dict[str, Any]]:
-    return _enabled_in_order(tenancy.client_ref(client_id).collection(EXERCISES))
-
-
 def all_exercises(client_id: str | None) -> list[dict[str, Any]]:
     """Every exercise of a client (None: the library), enabled or not, in order (operators only)."""
-    collection = (firebase.db().collection(LIBRARY) if client_id is None
-                  else tenancy.client_ref(client_id).collection(EXERCISES))
-    return [snap.to_dict() for snap in collection.order_by("sortOrder").limit(MAX_EXERCISES).stream()]
+    query = exercises_collection(client_id).order_by("sortOrder").limit(MAX_EXERCISES)
+    return [snap.to_dict() for snap in query.stream()]
 
 
 def selected_ids(client_id: str) -> list[str]:
@@ -131,9 +129,7 @@ def get_custom(client_id: str, exercise_id: str) -> dict[str, Any] | None:
 
 
 def last_sort_order(client_id: str | None) -> float | None:
-    collection = (firebase.db().collection(LIBRARY) if client_id is None
-                  else tenancy.client_ref(client_id).collection(EXERCISES))
-    query = collection.order_by("sortOrder", direction=firestore.Query.DESCENDING).limit(1)
+    query = exercises_collection(client_id).order_by("sortOrder", direction=firestore.Query.DESCENDING).limit(1)
     return next((snap.get("sortOrder") for snap in query.stream()), None)
 
 

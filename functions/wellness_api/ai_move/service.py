@@ -79,8 +79,8 @@ def catalog(client: Client) -> list[dict[str, Any]]:
     clients: their enabled custom exercises and the enabled library exercises selected for them, by
     sortOrder, then name."""
     if client.is_operator:
-        return [models.exercise_list_form(e) for e in repo.enabled_library()]
-    custom = repo.enabled_custom(client.client_id)
+        return [models.exercise_list_form(e) for e in repo.enabled_exercises(None)]
+    custom = repo.enabled_exercises(client.client_id)
     # A custom exercise hides a library exercise of the same id (as find_exercise does).
     taken = {e["exerciseId"] for e in custom}
     selected = [e for e in repo.library_exercises(repo.selected_ids(client.client_id))

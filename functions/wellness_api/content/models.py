@@ -14,7 +14,6 @@ from ..core.text import multi_line, single_line
 EN, ZH_HANT, ZH_HANS = "en", "zh-Hant", "zh-Hans"
 LOCALES = (EN, ZH_HANT, ZH_HANS)
 BUILT_IN_CATEGORIES = ("legal", "announcements", "help", "other")
-FORMATS = ("markdown", "plain")
 PRIVATE, SHARED = "private", "shared"
 DRAFT, PUBLISHED, UNPUBLISHED, DELETED = "draft", "published", "unpublished", "deleted"
 

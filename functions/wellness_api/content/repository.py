@@ -75,26 +75,26 @@ def read(transaction, ref) -> dict[str, Any] | None:
     return snap.to_dict() if snap.exists else None
 
 
+def _by_category(snap) -> dict[str, dict]:
+    """The `categories` map of the categories or overrides document (empty when it does not exist)."""
+    return (snap.to_dict() or {}).get("categories") or {} if snap is not None and snap.exists else {}
+
+
 def content_state(client_id: str) -> tuple[dict | None, dict, dict]:
     """The client, the stored categories and the client's overrides, in one round trip."""
     refs = [tenancy.client_ref(client_id), categories_ref(), overrides_ref(client_id)]
     found = {snap.reference.path: snap for snap in firebase.db().get_all(refs)}
     client, categories, overrides = (found.get(ref.path) for ref in refs)
     return (client.to_dict() if client is not None and client.exists else None,
-            (categories.to_dict() or {}).get("categories") or {} if categories is not None and categories.exists
-            else {},
-            (overrides.to_dict() or {}).get("categories") or {} if overrides is not None and overrides.exists
-            else {})
+            _by_category(categories), _by_category(overrides))
 
 
 def stored_categories(transaction=None) -> dict[str, dict]:
-    snap = categories_ref().get(transaction=transaction)
-    return (snap.to_dict() or {}).get("categories") or {} if snap.exists else {}
+    return _by_category(categories_ref().get(transaction=transaction))
 
 
 def stored_overrides(client_id: str, transaction=None) -> dict[str, dict]:
-    snap = overrides_ref(client_id).get(transaction=transaction)
-    return (snap.to_dict() or {}).get("categories") or {} if snap.exists else {}
+    return _by_category(overrides_ref(client_id).get(transaction=transaction))
 
 
 def _published_with_keys(owner: str, keys: list[str], shared_only: bool) -> list[dict[str, Any]]:

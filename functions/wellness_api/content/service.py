@@ -11,6 +11,7 @@ complete, never half-written, and concurrent editors never overwrite each other.
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from ..core import auth, clock, provisioning, tenancy, transactions
@@ -228,10 +229,20 @@ def _owned(client: tenancy.Client, content_id: str) -> repo.Seen:
     return seen
 
 
-def _next_version(item: dict[str, Any], actor: str, now) -> dict[str, Any]:
-    # An item stored before versions (9.5) is version 1.
-    return {**item, "version": item.get("version", 1) + 1, "versionId": repo.new_version_id(item["contentId"]),
-            "updatedAt": now, "updatedBy": actor}
+def _new_version(client: tenancy.Client, content_id: str, actor: str, now,
+                 edit: Callable[[dict[str, Any]], dict[str, Any]]) -> dict:
+    """Commit `edit(item)` as the client's item's next version, on fresh reads until the item is unchanged
+    between read and commit; the admin form of the result."""
+    def attempt():
+        seen = _owned(client, content_id)
+        changed = edit(seen.data)
+        # An item stored before versions (9.5) is version 1.
+        updated = {**changed, "version": seen.data.get("version", 1) + 1,
+                   "versionId": repo.new_version_id(content_id), "updatedAt": now, "updatedBy": actor}
+        repo.commit_version(seen, updated)
+        return updated
+
+    return models.admin_item(transactions.optimistic(attempt, contention_error=BUSY), now)
 
 
 def create_item(client: tenancy.Client, body: CreateContentBody, actor: str, content_id: str | None = None) -> dict:
@@ -272,9 +283,7 @@ def update_item(client: tenancy.Client, content_id: str, body: UpdateContentBody
         raise ApiError(400, ONLY_OPERATOR_SHARES)
     now = clock.now()
 
-    def attempt():
-        seen = _owned(client, content_id)
-        item = seen.data
+    def edit(item: dict[str, Any]) -> dict[str, Any]:
         _check_publish(client, sent.get("categoryKey", item["categoryKey"]))
         changed = {**item, **{k: v for k, v in sent.items() if k not in ("publishAt", "expiresAt")}}
         if "publishAt" in sent or "expiresAt" in sent:
@@ -290,11 +299,9 @@ def update_item(client: tenancy.Client, content_id: str, body: UpdateContentBody
             changed["status"] = PUBLISHED
             if "publishAt" not in sent:
                 changed["publishAt"] = now
-        updated = _next_version(changed, actor, now)
-        repo.commit_version(seen, updated)
-        return updated
+        return changed
 
-    return models.admin_item(transactions.optimistic(attempt, contention_error=BUSY), now)
+    return _new_version(client, content_id, actor, now, edit)
 
 
 def put_item(client: tenancy.Client, body: CreateContentBody, actor: str) -> dict:
@@ -312,9 +319,7 @@ def set_status(client: tenancy.Client, content_id: str, status: str, actor: str,
     """Publish (now or at publishAt) or unpublish: a new version either way."""
     now = clock.now()
 
-    def attempt():
-        seen = _owned(client, content_id)
-        item = seen.data
+    def edit(item: dict[str, Any]) -> dict[str, Any]:
         changed = {**item, "status": status}
         if status == PUBLISHED:
             _check_publish(client, item["categoryKey"])
@@ -323,11 +328,9 @@ def set_status(client: tenancy.Client, content_id: str, status: str, actor: str,
                 changed |= {"publishAt": start, "expiresAt": end}
             elif item["status"] != PUBLISHED:
                 changed["publishAt"] = now
-        updated = _next_version(changed, actor, now)
-        repo.commit_version(seen, updated)
-        return updated
+        return changed
 
-    return models.admin_item(transactions.optimistic(attempt, contention_error=BUSY), now)
+    return _new_version(client, content_id, actor, now, edit)
 
 
 def delete_item(client: tenancy.Client, content_id: str, actor: str) -> None:
