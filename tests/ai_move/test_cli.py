@@ -2,12 +2,11 @@
 
 import json
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from tests.ai_move.conftest import make_exercise
-from tests.ops.test_cli import platformctl, run_json
+from tests.ops.test_cli import expect_failures, platformctl, run_json
 from wellness_api.ai_move import repository as repo
 from wellness_api.ai_move import service
 from wellness_api.ai_move.models import ExerciseSpec
@@ -129,18 +128,6 @@ def test_library_exercise_select_and_list(http, tenant, operator):
         "estimatedCalories": 0, "algorithm": {"mode": "hold", "pose": "wall-sit"}, "library": True}
 
 
-def failures(command: str, cases: list[tuple[list[str], str]]) -> None:
-    """Run the failing invocations side by side: each exits non-zero, prints nothing, one line on stderr."""
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(lambda case: platformctl("exercise", command, *case[0], check=False), cases))
-    for (args, message), result in zip(cases, results, strict=True):
-        assert result.returncode != 0, args
-        assert result.stdout == "", args
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("platformctl: "), result.stderr
-        assert message in lines[0], (args, lines[0])
-
-
 def test_create_failures_are_one_line_and_change_nothing(tenant, operator):
     library_id = library_exercise(operator, "Taken")
     custom_id = make_exercise(tenant.client, "rep", name="Mine")
@@ -148,7 +135,7 @@ def test_create_failures_are_one_line_and_change_nothing(tenant, operator):
     library_before = repo.get_library(library_id)
     fresh = unique("cli-never")
     mine = ["--client-id", tenant.client_id, "--name", "N", "--exercise-id", fresh, "--type"]
-    failures("create", [
+    expect_failures(("exercise", "create"), [
         (["--client-id", "no-such-client", "--name", "N", "--type", "rep", "--target-value", "5"],
          "client no-such-client not found"),
         ([*mine, "rep", "--target-value", "5", "--library"], service.LIBRARY_IS_OPERATORS),
@@ -173,7 +160,7 @@ def test_create_failures_are_one_line_and_change_nothing(tenant, operator):
 def test_select_failures_are_one_line_and_change_nothing(tenant, operator):
     library_id = library_exercise(operator, "Pick")
     custom_id = make_exercise(tenant.client, "rep", name="Mine")
-    failures("select", [
+    expect_failures(("exercise", "select"), [
         (["--client-id", operator.client_id, "--exercise-id", library_id],
          "the operator tenant's catalog is the whole library; nothing to select"),
         (["--client-id", tenant.client_id, "--exercise-id", "no-such-exercise"],
@@ -187,7 +174,7 @@ def test_select_failures_are_one_line_and_change_nothing(tenant, operator):
 def test_non_finite_numbers_are_refused(tenant):
     before = stored_custom(tenant.client_id)
     base = ["--client-id", tenant.client_id, "--name", "N", "--type", "rep", "--target-value", "5"]
-    failures("create", [
+    expect_failures(("exercise", "create"), [
         ([*base, "--sort-order", "nan"], "--sort-order"),
         ([*base, "--sort-order", "inf"], "--sort-order"),
         ([*base, "--algorithm", '{"mode": "rep-count", "downAngle": NaN}'], "--algorithm"),

@@ -4,11 +4,10 @@ nothing."""
 
 import json
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 
 from google.cloud.firestore import FieldFilter
 
-from tests.ops.test_cli import platformctl, run_json
+from tests.ops.test_cli import expect_failures, platformctl, run_json
 from wellness_api.content import repository as repo
 from wellness_api.content import service
 from wellness_api.content.models import PUBLISHED, UNPUBLISHED
@@ -105,18 +104,6 @@ def test_put_schedules_and_the_operator_shares(http, operator_tenant, tenant):
         shared["contentId"], operator_tenant.client_id, tenant.client_id)
 
 
-def failures(cases: list[tuple[list[str], str]]) -> None:
-    """Run the failing invocations side by side: each exits non-zero, prints nothing, one line on stderr."""
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(lambda case: platformctl(*PUT, *case[0], check=False), cases))
-    for (args, message), result in zip(cases, results, strict=True):
-        assert result.returncode != 0, args
-        assert result.stdout == "", args
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("platformctl: "), result.stderr
-        assert message in lines[0], (args, lines[0])
-
-
 def test_put_failures_are_one_line_and_change_nothing(tenant):
     existing = put(tenant.client_id, "existing", "--title", "en=Kept", "--body", "en=Kept")
     before, history = repo.get_item(existing["contentId"]), stored_versions(existing["contentId"])
@@ -126,7 +113,7 @@ def test_put_failures_are_one_line_and_change_nothing(tenant):
         return ["--client-id", client_id, "--key", key, "--category", category, *title, *body, *extra]
 
     iso_error = "Invalid field publishAt: must be an ISO 8601 time with a time zone."
-    failures([
+    expect_failures(PUT, [
         # a new key
         (args("fresh", client_id="no-such-client"), "client no-such-client not found"),
         (args("fresh", category="no-such-category"), service.UNKNOWN_CATEGORY),

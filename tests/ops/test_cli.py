@@ -5,6 +5,7 @@ import os
 import pathlib
 import subprocess
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -24,6 +25,19 @@ def platformctl(*args: str, check: bool = True) -> subprocess.CompletedProcess:
 
 def run_json(*args: str):
     return json.loads(platformctl(*args).stdout)
+
+
+def expect_failures(command: tuple[str, ...], cases: list[tuple[list[str], str]]) -> None:
+    """Run failing invocations of `command` side by side: each exits non-zero, prints nothing on stdout and one
+    line on stderr that holds the case's message."""
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda case: platformctl(*command, *case[0], check=False), cases))
+    for (args, message), result in zip(cases, results, strict=True):
+        assert result.returncode != 0, args
+        assert result.stdout == "", args
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("platformctl: "), result.stderr
+        assert message in lines[0], (args, lines[0])
 
 
 @pytest.fixture
