@@ -67,6 +67,14 @@ def aimove(req: https_fn.Request) -> https_fn.Response:
 
 
 @https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+def fallrisk(req: https_fn.Request) -> https_fn.Response:
+    from wellness_api.core.http import dispatch
+    from wellness_api.fall_risk.routes import app
+
+    return dispatch(app, req)
+
+
+@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
 def content(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.content.routes import app
     from wellness_api.core.http import dispatch

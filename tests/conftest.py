@@ -73,10 +73,11 @@ class Tenant:
         self.admin = self.add_member(tenancy.ROLE_ADMIN)
         self.player = self.add_member(tenancy.ROLE_PLAYER)
 
-    def add_member(self, role: str) -> Member:
+    def add_member(self, role: str, birth_date: str | None = None, sex: str | None = None) -> Member:
         email = f"{role}-{uuid.uuid4().hex[:10]}@{self.client_id}.test"
         password = secrets.token_urlsafe(12)
-        uid = users.create_user(self.client, email, password, role, display_name=f"{role} of {self.client_id}")
+        uid = users.create_user(self.client, email, password, role, display_name=f"{role} of {self.client_id}",
+                                birth_date=birth_date, sex=sex)
         return Member(self.client_id, role, email, password, uid)
 
     def configure(self, *assignments: str) -> None:

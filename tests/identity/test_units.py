@@ -5,7 +5,7 @@ import datetime as dt
 import flask
 import pytest
 
-from wellness_api.core import tenancy
+from wellness_api.core import tenancy, users
 from wellness_api.core.http import BodyError
 from wellness_api.identity import members, models, origin, ratelimit, toolkit
 from wellness_api.identity.custom_token import external_uid
@@ -88,7 +88,7 @@ def test_set_claims_messages(data, message):
     ],
 )
 def test_normalize_email(raw, normalized):
-    assert members.normalize_email(raw) == normalized
+    assert users.normalize_email(raw) == normalized
 
 
 def test_invitation_ids_do_not_collide_with_uids():

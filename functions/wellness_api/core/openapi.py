@@ -57,7 +57,8 @@ SAMPLE_CREDENTIALS = {API_KEY: "API_KEY", ID_TOKEN: "ADMIN_ID_TOKEN", CLIENT_TOK
                       SCAN_TOKEN: "SCAN_TOKEN"}
 SAMPLE_PATH_VALUES = {"clientId": "CLIENT_ID", "keyId": "KEY_ID", "lessonId": "LESSON_ID",
                       "vitalScanResultId": "VITAL_SCAN_SESSION_ID", "exerciseId": "EXERCISE_ID",
-                      "sessionId": "AI_MOVE_SESSION_ID", "key": "CONTENT_KEY", "contentId": "CONTENT_ID",
+                      "sessionId": "AI_MOVE_SESSION_ID", "fallRiskResultId": "FALL_RISK_RESULT_ID",
+                      "key": "CONTENT_KEY", "contentId": "CONTENT_ID",
                       "versionId": "CONTENT_VERSION_ID", "categoryKey": "CATEGORY_KEY",
                       "keys": "CONTENT_KEYS"}
 
@@ -230,6 +231,9 @@ class Api:
 
     def post(self, rule: str, **kwargs) -> Callable:
         return self.route("POST", rule, **kwargs)
+
+    def put(self, rule: str, **kwargs) -> Callable:
+        return self.route("PUT", rule, **kwargs)
 
     def patch(self, rule: str, **kwargs) -> Callable:
         return self.route("PATCH", rule, **kwargs)

@@ -4,6 +4,8 @@ Firestore (clients/{clientId}/users/{uid}) is the source of truth for role and s
 always rebuilt from it with claims_for(), never taken from a caller.
 """
 
+import datetime as dt
+import re
 from typing import Any
 
 from google.cloud import firestore
@@ -12,6 +14,10 @@ from . import clock, firebase, tenancy
 from .tenancy import ROLE_ADMIN, USER_ACTIVE, USER_DISABLED, Client
 
 ROLES = (tenancy.ROLE_ADMIN, tenancy.ROLE_PLAYER)
+SEXES = ("female", "male")  # as the published norms the fall-risk thresholds come from are split
+MAX_EMAIL_LENGTH = 254
+MAX_AGE_YEARS = 130
+_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
 
 
 class UserError(Exception):
@@ -37,10 +43,47 @@ def profile(user) -> dict[str, Any]:
     }
 
 
-def create_user(client: Client, email: str, password: str, role: str, display_name: str | None = None) -> str:
-    """Create an active member with a password; the first ID token already carries the claims."""
+def normalize_email(email: str | None) -> str | None:
+    """The address in lower case, or None when it is not one (no @, spaces, an empty part, too long)."""
+    if not isinstance(email, str):
+        return None
+    email = email.strip().lower()
+    local, at, domain = email.partition("@")
+    if not at or not local or not domain or "@" in domain or len(email) > MAX_EMAIL_LENGTH:
+        return None
+    if any(c.isspace() for c in email) or domain.startswith(".") or domain.endswith("."):
+        return None
+    return email
+
+
+def parse_birth_date(text: str, today: dt.date | None = None) -> dt.date | None:
+    """A YYYY-MM-DD date of birth that is a real date, not in the future and at most 130 years ago; else None."""
+    if not isinstance(text, str) or not _DATE.match(text):
+        return None
+    try:
+        born = dt.date.fromisoformat(text)
+    except ValueError:
+        return None
+    today = today or clock.now().date()
+    return born if today.replace(year=today.year - MAX_AGE_YEARS) <= born <= today else None
+
+
+def age_on(born: dt.date, day: dt.date) -> int:
+    """Completed years of age on `day`."""
+    return day.year - born.year - ((day.month, day.day) < (born.month, born.day))
+
+
+def create_user(client: Client, email: str, password: str, role: str, display_name: str | None = None,
+                birth_date: str | None = None, sex: str | None = None) -> str:
+    """Create an active member with a password; the first ID token already carries the claims.
+
+    The date of birth and sex, where given, feed the fall-risk thresholds and the analytics age groups."""
     if role not in ROLES:
         raise UserError(f"role must be one of: {', '.join(ROLES)}")
+    if birth_date is not None and parse_birth_date(birth_date) is None:
+        raise UserError("birth date must be a YYYY-MM-DD date, not in the future and at most 130 years ago")
+    if sex is not None and sex not in SEXES:
+        raise UserError(f"sex must be one of: {', '.join(SEXES)}")
     fb_auth = firebase.auth()
     try:
         user = fb_auth.create_user(email=email, password=password, display_name=display_name, app=firebase.app())
@@ -58,6 +101,8 @@ def create_user(client: Client, email: str, password: str, role: str, display_na
             "displayName": display_name,
             "role": role,
             "status": USER_ACTIVE,
+            "birthDate": birth_date,
+            "sex": sex,
             "createdAt": now,
             "updatedAt": now,
         })

@@ -232,7 +232,7 @@ def password(grant: PasswordGrant, caller: str) -> Issued:
 
 
 def _disabled_member_or_invalid(client: Client, email: str) -> ApiError:
-    normalized = members.normalize_email(email)
+    normalized = users.normalize_email(email)
     user = repo.get_auth_user_by_email(normalized) if normalized else None
     if user is None or repo.get_member(client.client_id, user.uid) is None:
         return invalid_credentials()

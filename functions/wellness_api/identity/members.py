@@ -15,7 +15,6 @@ from ..core.tenancy import ROLE_ADMIN, ROLE_PLAYER, USER_ACTIVE, USER_DISABLED, 
 from . import repository as repo
 
 MEMBER_ROLES = (ROLE_ADMIN, ROLE_PLAYER)
-MAX_EMAIL_LENGTH = 254
 
 
 class InviteError(Exception):
@@ -34,18 +33,6 @@ def claims(client: Client, record: dict) -> dict:
     return users.claims_for(client, record["role"])
 
 
-def normalize_email(email: str | None) -> str | None:
-    if not isinstance(email, str):
-        return None
-    email = email.strip().lower()
-    local, at, domain = email.partition("@")
-    if not at or not local or not domain or "@" in domain or len(email) > MAX_EMAIL_LENGTH:
-        return None
-    if any(c.isspace() for c in email) or domain.startswith(".") or domain.endswith("."):
-        return None
-    return email
-
-
 def resolve(client: Client, uid: str, load_auth_user: Callable[[], object]) -> dict | None:
     """The client user record of `uid`, activating a pending invitation for its verified email;
     None when the identity is not a member of the client."""
@@ -55,7 +42,7 @@ def resolve(client: Client, uid: str, load_auth_user: Callable[[], object]) -> d
     auth_user = load_auth_user()
     if auth_user is None or not getattr(auth_user, "email_verified", False):
         return None
-    email = normalize_email(getattr(auth_user, "email", None))
+    email = users.normalize_email(getattr(auth_user, "email", None))
     if email is None:
         return None
     return activate_invitation(client, uid, email, getattr(auth_user, "display_name", None))
@@ -95,7 +82,7 @@ def activate_invitation(client: Client, uid: str, email: str, display_name: str 
 
 def invite(client: Client, email: str, role: str) -> dict:
     """Record an invitation (idempotent for the same role); the email's first sign-in activates it."""
-    normalized = normalize_email(email)
+    normalized = users.normalize_email(email)
     if normalized is None:
         raise InviteError(f"not an email address: {email!r}")
     if role not in MEMBER_ROLES:

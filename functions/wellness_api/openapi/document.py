@@ -19,7 +19,7 @@ TITLE = "Wellness Platform API"
 VERSION = "1.0.0"
 DESCRIPTION = (
     "A multi-tenant API for fitness, wellness and health-assessment apps: lessons, sign-in tokens, API keys, "
-    "Vital Scan, AI Move and content. Partner backends call it with server API keys, apps with Firebase ID tokens, "
+    "Vital Scan, AI Move, fall risk and content. Partner backends call it with server API keys, apps with Firebase ID tokens, "
     "administrators with the ID token of an admin. Every response carries `x-request-id`.\n\n"
     "The curl examples work as written against the local stack (`make serve`) after "
     '`eval "$(bin/demo-env)"`, which sets BASE_URL, the demo credentials and ids.'
@@ -34,6 +34,7 @@ APPS = (
     ("wellness_api.lessons.routes", "app"),
     ("wellness_api.vital_scan.routes", "app"),
     ("wellness_api.ai_move.routes", "app"),
+    ("wellness_api.fall_risk.routes", "app"),
     ("wellness_api.content.routes", "app"),
 )
 
@@ -47,6 +48,7 @@ PATH_PARAMS = {
     "vitalScanResultId": ("The id of a Vital Scan session of the workspace.", None),
     "exerciseId": ("The id of an exercise of the client's AI Move catalog.", None),
     "sessionId": ("The id of one of the caller's AI Move sessions.", None),
+    "fallRiskResultId": ("The id of a fall-risk result of the client.", None),
     "key": ("A content key (unique per owner client).", None),
     "contentId": ("The id of a content item.", None),
     "versionId": ("The id of a version of the content item.", None),
@@ -63,6 +65,8 @@ TAG_DESCRIPTIONS = {
                   "hosted scan page calls with its scanToken (CONTRACT 4).",
     "AI Move": "Camera-based exercises: the client's exercise catalog, the user's exercise sessions and statistics, "
                "and the administrators' session records (spec 4.6).",
+    "Fall risk": "Fall-risk assessments scored by the CDC STEADI protocol: start one (spec 4.3), record its "
+                 "questionnaire and functional tests, read results, and the staff's client-wide list.",
     "Content": "Multilingual announcements, legal documents and help articles: the public reads (no credentials), "
                "the administrators' content management with versions, and the platform administrators' "
                "categories and permissions (spec 4.4).",

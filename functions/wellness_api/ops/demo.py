@@ -17,6 +17,7 @@ from ..core.tenancy import Client
 AREA_SEEDERS: list[str] = [
     "wellness_api.lessons.demo",
     "wellness_api.ai_move.demo",
+    "wellness_api.fall_risk.demo",
     "wellness_api.content.demo",
 ]
 MODULES_ON = [f"modules.{m}=true" for m in ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")]
@@ -36,7 +37,8 @@ DEMO_CLIENTS = [
             "vitalScan.allowedReturnOrigins=https://demo-fitness.example,https://localhost",
         ],
         "admin": {"email": "admin@demo-fitness.example", "password": "demo-admin-pass", "displayName": "Demo Admin"},
-        "player": {"email": "player@demo-fitness.example", "password": "demo-player-pass", "displayName": "Demo Player"},
+        "player": {"email": "player@demo-fitness.example", "password": "demo-player-pass", "displayName": "Demo Player",
+                   "birthDate": "1956-03-14", "sex": "female"},
     },
 ]
 
@@ -78,7 +80,8 @@ def _ensure_user(client: Client, spec: dict, role: str) -> dict:
     try:
         uid = fb_auth.get_user_by_email(spec["email"], app=firebase.app()).uid
     except fb_auth.UserNotFoundError:
-        uid = users.create_user(client, spec["email"], spec["password"], role, spec.get("displayName"))
+        uid = users.create_user(client, spec["email"], spec["password"], role, spec.get("displayName"),
+                                birth_date=spec.get("birthDate"), sex=spec.get("sex"))
     return {"email": spec["email"], "password": spec["password"], "uid": uid}
 
 

@@ -10,7 +10,8 @@ without them the ports of firebase.json are used, moved by DEVSTACK_PORT_OFFSET 
 
 Every run signs the demo users in again (ID tokens last an hour), asks Hosting for a new client
 token, creates one new Vital Scan session with the demo key, which spends one demo point, and starts one
-new AI Move session for the demo player and one new content item of the demo client (CONTENT_ID, which the
+new AI Move session and one new fall-risk result (FALL_RISK_RESULT_ID, which the docs' step samples complete)
+for the demo player, and one new content item of the demo client (CONTENT_ID, which the
 docs' delete sample may delete).
 A failure prints one line on stderr and exits 1; stdout then stays empty.
 """
@@ -42,6 +43,7 @@ NAMES = (
     "SCAN_TOKEN",
     "EXERCISE_ID",
     "AI_MOVE_SESSION_ID",
+    "FALL_RISK_RESULT_ID",
     "CONTENT_KEY",
     "CONTENT_KEYS",
     "CONTENT_ID",
@@ -189,6 +191,9 @@ def collect() -> dict[str, str]:
     status, body = _http("POST", f"{base_url}/api/ai-move/sessions", AI_MOVE_BODY,
                          {"Authorization": f"Bearer {player_token}"})
     ai_move_session = _expect(status, body, 201, "POST /api/ai-move/sessions")
+    status, body = _http("POST", f"{base_url}/api/fall-risk", {"skipDeviceSetup": True},
+                         {"Authorization": f"Bearer {player_token}"})
+    fall_risk = _expect(status, body, 200, "POST /api/fall-risk")
     admin_token = sign_in(client["admin"]["email"], client["admin"]["password"])
     status, body = _http("POST", f"{base_url}/api/content", {
         "key": f"demo-env-{uuid.uuid4().hex[:10]}", "categoryKey": "other",
@@ -212,6 +217,7 @@ def collect() -> dict[str, str]:
         "SCAN_TOKEN": scan_url.split("#scanToken=", 1)[1],
         "EXERCISE_ID": EXERCISE_ID,
         "AI_MOVE_SESSION_ID": ai_move_session["sessionId"],
+        "FALL_RISK_RESULT_ID": fall_risk["fallRiskResultId"],
         "CONTENT_KEY": CONTENT_KEY,
         "CONTENT_KEYS": CONTENT_KEYS,
         "CONTENT_ID": content["contentId"],

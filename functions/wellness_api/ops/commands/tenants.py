@@ -30,7 +30,8 @@ def client_configure(args) -> dict:
 def user_create(args) -> dict:
     client = _client(args.client_id)
     try:
-        uid = users.create_user(client, args.email, args.password, args.role, args.display_name)
+        uid = users.create_user(client, args.email, args.password, args.role, args.display_name,
+                               birth_date=args.birth_date, sex=args.sex)
     except users.UserError as exc:
         raise CliError(str(exc)) from None
     return {"uid": uid}
@@ -77,6 +78,8 @@ def register(groups) -> None:
     p.add_argument("--password", required=True)
     p.add_argument("--role", required=True, choices=users.ROLES)
     p.add_argument("--display-name")
+    p.add_argument("--birth-date", metavar="YYYY-MM-DD", help="date of birth (fall-risk thresholds, age groups)")
+    p.add_argument("--sex", choices=users.SEXES, help="female or male (fall-risk chair-stand norms)")
     p.set_defaults(handler=user_create)
     p = user.add_parser("disable", help="disable a user everywhere")
     p.add_argument("--client-id", required=True)

@@ -1,0 +1,121 @@
+"""All Firestore access of fall risk.
+
+Layout:
+    clients/{clientId}/fallRiskResults/{fallRiskResultId}   a result: steps as recorded, scoring once complete
+    clients/{clientId}/fallRiskActivity/{day}_{shard}       the daily rollup (core.rollups): created and completed
+                                                            by origin, risk levels, urgent, test sums by age group
+
+Result ids sort newest first (a reversed millisecond time, then randomness): a user's list and the client-wide
+list are one index range each, ordered by document id; a cursor is an id (no read); a date range is a range of
+ids (no createdAt index); results created meanwhile sort before any cursor. Filters are equalities on single
+fields, which Firestore serves from its automatic single-field indexes merged on the document id.
+
+A step is written with a precondition on the result's update time as read (core.transactions.optimistic): of two
+steps sent at once, one commits and the other is re-applied on fresh data, so the step that completes the result
+always sees all five, and the scoring and the rollup change in that same commit, exactly once.
+"""
+
+import dataclasses
+import datetime as dt
+import secrets
+import string
+from typing import Any
+
+from google.cloud import firestore
+
+from ..core import firebase, tenancy
+from ..core.rollups import DailyCounters
+
+RESULTS = "fallRiskResults"
+ACTIVITY = DailyCounters("fallRiskActivity")
+ACTIVITY_GROUP = "fallRisk"
+
+_ID_TIME_DIGITS = 13
+_ID_SUFFIX = string.ascii_lowercase + string.digits
+
+
+def results_collection(client_id: str):
+    return tenancy.client_ref(client_id).collection(RESULTS)
+
+
+def result_ref(client_id: str, result_id: str):
+    return results_collection(client_id).document(result_id)
+
+
+def _reversed_millis(moment: dt.datetime) -> str:
+    return f"{10**_ID_TIME_DIGITS - 1 - int(moment.timestamp() * 1000):0{_ID_TIME_DIGITS}d}"
+
+
+def new_result_id(created_at: dt.datetime) -> str:
+    """Sorts before every result created earlier (to the millisecond)."""
+    return _reversed_millis(created_at) + "".join(secrets.choice(_ID_SUFFIX) for _ in range(8))
+
+
+def id_bound(moment: dt.datetime) -> str:
+    """The 13-digit time prefix of ids created at `moment` (ids of later moments sort before it)."""
+    return _reversed_millis(moment)
+
+
+@dataclasses.dataclass(frozen=True)
+class Seen:
+    """A result as read, and the update time a write requires unchanged."""
+
+    data: dict[str, Any] | None
+    update_time: Any
+
+
+def seen_result(client_id: str, result_id: str) -> Seen:
+    snap = result_ref(client_id, result_id).get()
+    return Seen(snap.to_dict(), snap.update_time) if snap.exists else Seen(None, None)
+
+
+def get_member(client_id: str, uid: str) -> dict[str, Any] | None:
+    snap = tenancy.user_ref(client_id, uid).get()
+    return snap.to_dict() if snap.exists else None
+
+
+def create(result: dict[str, Any], activity: dict[str, int]) -> None:
+    batch = firebase.db().batch()
+    batch.create(result_ref(result["clientId"], result["fallRiskResultId"]), result)
+    ACTIVITY.add(result["clientId"], ACTIVITY_GROUP, activity, moment=result["createdAt"], within=batch)
+    batch.commit()
+
+
+def commit_step(seen: Seen, updated: dict[str, Any], activity: dict[str, int | float] | None) -> None:
+    """Replace the result as it was read (or fail); a completion adds to the rollup in the same commit."""
+    batch = firebase.db().batch()
+    batch.update(result_ref(updated["clientId"], updated["fallRiskResultId"]), updated,
+                 option=firebase.db().write_option(last_update_time=seen.update_time))
+    if activity:
+        ACTIVITY.add(updated["clientId"], ACTIVITY_GROUP, activity, moment=updated["completedAt"], within=batch)
+    batch.commit()
+
+
+@dataclasses.dataclass(frozen=True)
+class Filters:
+    user_id: str | None = None
+    status: str | None = None
+    risk_level: int | None = None
+    urgent: bool | None = None
+    origin: str | None = None
+    newest_id: str | None = None  # ids sort newest first: the range starts here (the end of the date range) ...
+    oldest_id: str | None = None  # ... and ends before this (the start of the date range)
+
+
+def page(client_id: str, filters: Filters, limit: int, start_after: str | None) -> tuple[list[dict[str, Any]], bool]:
+    """Up to `limit` results after the cursor, newest first, and whether more follow (one extra is read)."""
+    query = results_collection(client_id)
+    for field, value in (("userId", filters.user_id), ("status", filters.status), ("riskLevel", filters.risk_level),
+                         ("urgentAttention", filters.urgent), ("origin", filters.origin)):
+        if value is not None:
+            query = query.where(filter=firestore.FieldFilter(field, "==", value))
+    query = query.order_by("__name__")
+    lower = max(filter(None, (start_after, filters.newest_id)), default=None)
+    if start_after and lower == start_after:
+        query = query.start_after({"__name__": result_ref(client_id, start_after)})
+    elif lower:
+        query = query.start_at({"__name__": result_ref(client_id, lower)})
+    if filters.oldest_id:
+        query = query.end_before({"__name__": result_ref(client_id, filters.oldest_id)})
+    found = [snap.to_dict() for snap in query.limit(limit + 1).stream()]
+    return found[:limit], len(found) > limit
