@@ -195,3 +195,39 @@ class OneFallRiskResult(Closed):
 class FallRiskResultList(Closed):
     results: list[FallRiskResult] = Field(description="Newest first.")
     nextStartAfter: str | None = Field(description="Pass as startAfter for the next page; null on the last page.")
+
+
+class FallRiskQuestion(Closed):
+    key: str = Field(description="The answer's field name in the questionnaire step.")
+    text: str = Field(description="The Stay Independent statement, answered yes or no.")
+    points: int
+    loinc: str = Field(description="The LOINC code of the item (panel 97874-2).")
+    keyQuestion: bool = Field(description="One of STEADI's three key questions: yes screens at risk on its own.")
+
+
+class FallRiskChairStandNorm(Closed):
+    ages: str
+    menBelowAverageUnder: int
+    womenBelowAverageUnder: int
+
+
+class FallRiskLevel(Closed):
+    level: int
+    label: str
+
+
+class FallRiskRules(Closed):
+    """The scoring rules of one version (README, Fall risk: sources)."""
+
+    version: str
+    questions: list[FallRiskQuestion]
+    questionnaireAtRiskTotal: int
+    chairStandNorms: list[FallRiskChairStandNorm]
+    balanceHoldSeconds: float
+    tandemWalkSteps: int
+    repeatedFalls: int
+    riskLevels: list[FallRiskLevel]
+
+
+class FallRiskRulesResult(Closed):
+    rules: FallRiskRules

@@ -11,7 +11,7 @@ from ..core.auth import Principal
 from ..core.http import BodyError
 from ..core.openapi import CLIENT_TOKEN, ID_TOKEN, error
 from ..core.tenancy import Client
-from . import service
+from . import rules, service
 from .models import (
     STEP_BODIES,
     STEPS,
@@ -19,7 +19,7 @@ from .models import (
     FallRiskRecordsQuery,
     FallRiskResultsQuery,
 )
-from .responses import FallRiskCreated, FallRiskResultList, OneFallRiskResult
+from .responses import FallRiskCreated, FallRiskResultList, FallRiskRulesResult, OneFallRiskResult
 
 app = http.create_app("fall_risk")
 cors.enable(app)
@@ -72,6 +72,16 @@ def _create_body() -> CreateFallRiskBody:
 def create_result():
     principal, client = _caller()
     return service.create(principal, client, _create_body())
+
+
+@api.get("/api/fall-risk/rules", operation_id="getFallRiskRules", summary="Get the scoring rules",
+         description="The current rules: the 12 Stay Independent statements with their keys (what the questionnaire "
+                     "step answers), points and LOINC codes, and every threshold the scoring applies.",
+         security=JWT, sample_as="PLAYER_ID_TOKEN", responses={200: FallRiskRulesResult},
+         errors=[UNAUTHORIZED, CLIENT_GONE])
+def get_rules():
+    _caller()
+    return {"rules": rules.describe()}
 
 
 @api.get("/api/fall-risk/results", operation_id="listFallRiskResults", summary="List a member's results",

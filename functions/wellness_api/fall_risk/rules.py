@@ -108,6 +108,22 @@ RISK, URGENT, NOTE = "risk", "urgent", "note"
 AGE_GROUPS = ("30-39", "40-49", "50-59", "60-69", "70-79", "80-89", "90+")  # the analytics groups (2.14)
 
 
+def describe(rules: Ruleset = CURRENT) -> dict[str, Any]:
+    """The ruleset as data: what an assessment app shows (the statements) and what a clinician checks."""
+    return {
+        "version": rules.version,
+        "questions": [{"key": q.key, "text": q.text, "points": q.points, "loinc": q.loinc,
+                       "keyQuestion": q.key_question} for q in rules.questions],
+        "questionnaireAtRiskTotal": rules.questionnaire_at_risk_total,
+        "chairStandNorms": [{"ages": n.band, "menBelowAverageUnder": n.men, "womenBelowAverageUnder": n.women}
+                            for n in rules.chair_stand_norms],
+        "balanceHoldSeconds": rules.balance_hold_seconds,
+        "tandemWalkSteps": rules.tandem_walk_steps,
+        "repeatedFalls": rules.repeated_falls,
+        "riskLevels": [{"level": level, "label": label} for level, label in LEVEL_LABELS.items()],
+    }
+
+
 def age_group(age: int | None) -> str | None:
     """The 2.14 age group of an age; None under 30 or unknown."""
     if age is None or age < 30:

@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "wellness_api.ops.commands.identity",
     "wellness_api.ops.commands.vital_scan",
     "wellness_api.ops.commands.ai_move",
+    "wellness_api.ops.commands.fall_risk",
     "wellness_api.ops.commands.content",
 ]
 
