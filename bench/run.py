@@ -103,6 +103,8 @@ def main() -> None:
     vital_scan_accuracy.main()
     from bench import ai_move
     ai_move.main()
+    from bench import fall_risk
+    fall_risk.main()
     from bench import content
     content.main()
     sys.stdout.flush()

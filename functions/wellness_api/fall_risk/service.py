@@ -62,9 +62,11 @@ def _subject(principal: Principal, client: Client, user_id: str | None, *, missi
         if principal.kind == "client":
             raise ApiError(400, USER_ID_REQUIRED)
         return principal.uid
+    if not tenancy.valid_id(user_id):
+        raise ApiError(400, missing)
     if user_id != principal.uid and not _acts_for_anyone(principal, client):
         raise ApiError(403, ONLY_YOURSELF)
-    member = repo.get_member(client.client_id, user_id) if tenancy.valid_id(user_id) else None
+    member = repo.get_member(client.client_id, user_id)
     if member is None or member.get("status") != USER_ACTIVE:
         raise ApiError(400, missing)
     return user_id
@@ -205,8 +207,12 @@ def _participant(stored: dict[str, Any], step: str, body) -> dict[str, Any]:
     return participant
 
 
-def _same_step(recorded: dict[str, Any] | None, step: str, body) -> bool:
-    return recorded is not None and {k: v for k, v in recorded.items() if k != "recordedAt"} == _stored_step(step, body)
+def _same_step(stored: dict[str, Any], step: str, body) -> bool:
+    """Whether `body` is what the step recorded (a retry), the participant details of a quiz included."""
+    recorded = stored["steps"].get(step)
+    if recorded is None or {k: v for k, v in recorded.items() if k != "recordedAt"} != _stored_step(step, body):
+        return False
+    return _participant(stored, step, body) == (stored.get("participant") or {})
 
 
 def record_step(principal: Principal, client: Client, result_id: str, step: str, body) -> dict[str, Any]:
@@ -219,7 +225,7 @@ def record_step(principal: Principal, client: Client, result_id: str, step: str,
         seen = _seen(principal, client, result_id)
         stored = seen.data
         if stored["status"] == COMPLETED:
-            if not _same_step(stored["steps"].get(step), step, body):
+            if not _same_step(stored, step, body):
                 raise ApiError(409, _completed_step_changed(STEPS[step]))
             outcome["result"] = stored
             return
