@@ -66,7 +66,7 @@ def aimove(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30, secrets=[config.CLIENT_JWT_SECRET])
 def fallrisk(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.core.http import dispatch
     from wellness_api.fall_risk.routes import app

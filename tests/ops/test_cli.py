@@ -1,5 +1,6 @@
 """bin/platformctl as an operator runs it: one JSON document on stdout, one line on stderr on failure."""
 
+import datetime as dt
 import json
 import os
 import pathlib
@@ -10,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.conftest import sign_in
-from wellness_api.core import auth, server_keys, tenancy
+from wellness_api.core import auth, clock, firebase, server_keys, tenancy
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -109,3 +110,53 @@ def test_hostname_cannot_be_registered_twice(client_id):
     result = platformctl("client", "create", "--client-id", client_id + "-2", "--hostname", host, check=False)
     assert result.returncode == 1 and "already registered" in result.stderr
     assert tenancy.get_client(client_id + "-2") is None
+
+
+def _auth_user_exists(email: str) -> bool:
+    fb_auth = firebase.auth()
+    try:
+        fb_auth.get_user_by_email(email, app=firebase.app())
+    except fb_auth.UserNotFoundError:
+        return False
+    return True
+
+
+def test_user_create_keeps_birth_date_and_sex(client_id):
+    run_json("client", "create", "--client-id", client_id)
+    email = f"senior@{client_id}.example"
+    result = platformctl("user", "create", "--client-id", client_id, "--email", email, "--password", "pw-123456",
+                         "--role", "player", "--birth-date", "1950-02-28", "--sex", "female")
+    document = json.loads(result.stdout)
+    assert set(document) == {"uid"} and document["uid"]
+    record = tenancy.user_ref(client_id, document["uid"]).get().to_dict()
+    assert (record["birthDate"], record["sex"]) == ("1950-02-28", "female")
+    assert (record["email"], record["role"], record["status"]) == (email, "player", tenancy.USER_ACTIVE)
+    assert auth.verify_id_token(sign_in(email, "pw-123456"))["uid"] == document["uid"]
+
+    # Both are optional: without them the record holds nulls.
+    plain = run_json("user", "create", "--client-id", client_id, "--email", f"plain@{client_id}.example",
+                     "--password", "pw-123456", "--role", "player")
+    record = tenancy.user_ref(client_id, plain["uid"]).get().to_dict()
+    assert (record["birthDate"], record["sex"]) == (None, None)
+
+
+def test_user_create_refuses_bad_birth_dates_and_sexes_and_changes_nothing(client_id):
+    run_json("client", "create", "--client-id", client_id)
+    future = (clock.now().date() + dt.timedelta(days=2)).isoformat()
+    bad_date = "birth date must be a YYYY-MM-DD date, not in the future and at most 130 years ago"
+    cases = [
+        (["--birth-date", "1950-02-30"], bad_date),
+        (["--birth-date", future], bad_date),
+        (["--birth-date", "1800-01-01"], bad_date),
+        (["--birth-date", "19500228"], bad_date),
+        (["--birth-date", ""], bad_date),
+        (["--birth-date", "1950-2-28"], bad_date),
+        (["--birth-date", "1950-02-28", "--sex", "other"], "argument --sex: invalid choice"),
+        (["--sex", "Female"], "argument --sex: invalid choice"),
+    ]
+    emails = [f"refused-{n}@{client_id}.example" for n in range(len(cases))]
+    expect_failures(
+        ("user", "create", "--client-id", client_id, "--password", "pw-123456", "--role", "player"),
+        [(["--email", email, *args], message) for email, (args, message) in zip(emails, cases, strict=True)])
+    assert not [email for email in emails if _auth_user_exists(email)]
+    assert list(tenancy.client_ref(client_id).collection("users").limit(1).stream()) == []
