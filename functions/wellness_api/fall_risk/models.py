@@ -77,7 +77,7 @@ class CreateFallRiskBody(BaseModel):
         default=None, description="The participant's email, shown to the client's staff; defaults to the member's.")
     photoURL: Annotated[str, AfterValidator(_photo_url)] | None = Field(
         default=None, description="An http(s) URL of the participant's photo, at most 2,048 characters.")
-    skipDeviceSetup: StrictBool = Field(default=False, description="When true the test URLs lead straight to each "
+    skipDeviceSetup: StrictBool | None = Field(default=False, description="When true the test URLs lead straight to each "
                                                                    "test, without the device setup step.")
 
 

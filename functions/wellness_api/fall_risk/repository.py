@@ -43,7 +43,9 @@ def result_ref(client_id: str, result_id: str):
 
 
 def _reversed_millis(moment: dt.datetime) -> str:
-    return f"{10**_ID_TIME_DIGITS - 1 - int(moment.timestamp() * 1000):0{_ID_TIME_DIGITS}d}"
+    # Clamped to the ids' range (1970 to 2286), so that a bound far in the past or future still sorts right.
+    millis = min(max(int(moment.timestamp() * 1000), 0), 10**_ID_TIME_DIGITS - 1)
+    return f"{10**_ID_TIME_DIGITS - 1 - millis:0{_ID_TIME_DIGITS}d}"
 
 
 def new_result_id(created_at: dt.datetime) -> str:
@@ -54,6 +56,10 @@ def new_result_id(created_at: dt.datetime) -> str:
 def id_bound(moment: dt.datetime) -> str:
     """The 13-digit time prefix of ids created at `moment` (ids of later moments sort before it)."""
     return _reversed_millis(moment)
+
+
+# After every id suffix character (a-z, 0-9): "<prefix>~" sorts after every id that starts with <prefix>.
+_AFTER_SUFFIXES = "~"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,8 +104,8 @@ class Filters:
     risk_level: int | None = None
     urgent: bool | None = None
     origin: str | None = None
-    newest_id: str | None = None  # ids sort newest first: the range starts here (the end of the date range) ...
-    oldest_id: str | None = None  # ... and ends before this (the start of the date range)
+    newest_id: str | None = None  # ids sort newest first: the range starts at this time prefix (the newest moment)
+    oldest_id: str | None = None  # ... and takes every id up to this time prefix (the oldest moment), inclusive
 
 
 def page(client_id: str, filters: Filters, limit: int, start_after: str | None) -> tuple[list[dict[str, Any]], bool]:
@@ -116,6 +122,6 @@ def page(client_id: str, filters: Filters, limit: int, start_after: str | None) 
     elif lower:
         query = query.start_at({"__name__": result_ref(client_id, lower)})
     if filters.oldest_id:
-        query = query.end_before({"__name__": result_ref(client_id, filters.oldest_id)})
+        query = query.end_before({"__name__": result_ref(client_id, filters.oldest_id + _AFTER_SUFFIXES)})
     found = [snap.to_dict() for snap in query.limit(limit + 1).stream()]
     return found[:limit], len(found) > limit

@@ -8,6 +8,7 @@ Who is who:
 """
 
 import datetime as dt
+import re
 from typing import Any
 
 from ..core import auth, clock, tenancy, transactions
@@ -33,6 +34,7 @@ ADMIN_REQUIRED = "Admin authentication or a client token required."
 INVALID_CURSOR = "Invalid field startAfter: not a fall risk result id."
 INVALID_DATE = "Invalid field {field}: must be a YYYY-MM-DD date."
 INVERTED_RANGE = "startDate must not be after endDate."
+DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 CONTENTION = ApiError(503, "The result is being changed by another request; retry shortly.")
 
 
@@ -58,10 +60,10 @@ def _acts_for_anyone(principal: Principal, client: Client) -> bool:
 def _subject(principal: Principal, client: Client, user_id: str | None, *, missing: str) -> str:
     """The member a request is about: `user_id` (which must be an active member) or the caller; 403 when a member
     names someone else."""
-    if user_id is None:
+    if user_id is None or (principal.kind == "user" and user_id == principal.uid):
         if principal.kind == "client":
             raise ApiError(400, USER_ID_REQUIRED)
-        return principal.uid
+        return principal.uid  # naming oneself is the same as naming no one (guests have no member record)
     if not tenancy.valid_id(user_id):
         raise ApiError(400, missing)
     if user_id != principal.uid and not _acts_for_anyone(principal, client):
@@ -92,7 +94,7 @@ def create(principal: Principal, client: Client, body: CreateFallRiskBody) -> di
         "origin": origin,
         "createdBy": {"kind": principal.kind, "uid": principal.uid, "keyId": principal.key_id},
         "email": body.email or member.get("email"), "photoURL": body.photoURL,
-        "skipDeviceSetup": body.skipDeviceSetup,
+        "skipDeviceSetup": bool(body.skipDeviceSetup),
         "participant": {"birthDate": member.get("birthDate"), "sex": member.get("sex")},
         "status": CREATED, "steps": {step: None for step in STEPS},
         "scoring": None, "riskLevel": None, "urgentAttention": None, "rulesVersion": None,
@@ -150,6 +152,8 @@ def records_client(principal: Principal, requested: str | None) -> Client:
         return caller_client(principal)
     if not principal.is_admin:
         raise ApiError(403, ADMIN_REQUIRED)
+    if requested in (None, principal.client_id):
+        return caller_client(principal)  # the token's own client: 500 'Client ID not found' when it is gone (7.4)
     return auth.administered_client(principal, requested)
 
 
@@ -157,7 +161,7 @@ def _day(value: str | None, field: str) -> dt.date | None:
     if value is None:
         return None
     try:
-        if len(value) != 10:
+        if not DAY.fullmatch(value):  # fromisoformat alone also takes week dates (2024-W01-1)
             raise ValueError(value)
         return dt.date.fromisoformat(value)
     except ValueError:
@@ -165,21 +169,18 @@ def _day(value: str | None, field: str) -> dt.date | None:
 
 
 def _date_range(start: str | None, end: str | None) -> tuple[str | None, str | None]:
-    """The id range of results created from the start of `start` to the end of `end` (UTC days, inclusive)."""
+    """The id bounds of results created from the start of `start` to the end of `end` (UTC days, inclusive)."""
     first, last = _day(start, "startDate"), _day(end, "endDate")
     if first and last and first > last:
         raise ApiError(400, INVERTED_RANGE)
-
-    def midnight(day: dt.date) -> dt.datetime:
-        return dt.datetime.combine(day, dt.time(), dt.UTC)
-
-    newest = repo.id_bound(midnight(last + dt.timedelta(days=1)) - dt.timedelta(milliseconds=1)) if last else None
-    oldest = repo.id_bound(midnight(first) - dt.timedelta(milliseconds=1)) if first else None
+    newest = repo.id_bound(dt.datetime.combine(last, dt.time.max, dt.UTC)) if last else None
+    oldest = repo.id_bound(dt.datetime.combine(first, dt.time(), dt.UTC)) if first else None
     return newest, oldest
 
 
 def records(client: Client, query: models.FallRiskRecordsQuery) -> dict[str, Any]:
     """Every result of the client, newest first, filtered."""
+    _check_cursor(query.startAfter)
     newest, oldest = _date_range(query.startDate, query.endDate)
     if query.userId is not None and not tenancy.valid_id(query.userId):
         return {"results": [], "nextStartAfter": None}
