@@ -65,7 +65,8 @@ def parse_birth_date(text: str, today: dt.date | None = None) -> dt.date | None:
     except ValueError:
         return None
     today = today or clock.now().date()
-    return born if today.replace(year=today.year - MAX_AGE_YEARS) <= born <= today else None
+    earliest = dt.date(today.year - MAX_AGE_YEARS, today.month, min(today.day, 28))  # 29 February has no twin
+    return born if earliest <= born <= today else None
 
 
 def age_on(born: dt.date, day: dt.date) -> int:
