@@ -42,6 +42,12 @@ def sign_in(email: str, password: str) -> str:
     return response.json()["idToken"]
 
 
+def assert_error(response, status: int, message: str) -> None:
+    """A Flask test-client answer of `status` with the plain envelope `{"error": message}`."""
+    assert response.status_code == status, response.json
+    assert response.json == {"error": message}
+
+
 def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
 

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from tests.ai_move.conftest import SESSIONS, make_exercise, start
+from tests.conftest import assert_error
 from wellness_api.ai_move import models, service
 from wellness_api.core import clock
 from wellness_api.core.errors import MALFORMED_JSON
@@ -25,11 +26,6 @@ def read(http, member, session_id: str) -> dict:
     response = http.get(f"{SESSIONS}/{session_id}", headers=member.headers)
     assert response.status_code == 200, response.json
     return response.json["session"]
-
-
-def assert_error(response, status: int, message: str) -> None:
-    assert response.status_code == status, response.json
-    assert response.json == {"error": message}
 
 
 def statistics(http, member) -> dict:

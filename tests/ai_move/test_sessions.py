@@ -6,7 +6,7 @@ import re
 import pytest
 
 from tests.ai_move.conftest import SESSIONS, make_exercise, start
-from tests.conftest import bearer
+from tests.conftest import assert_error, bearer
 from wellness_api.ai_move import models, service
 from wellness_api.api_keys import service as api_keys
 from wellness_api.core import auth, client_tokens, clock
@@ -15,11 +15,6 @@ from wellness_api.core.errors import MALFORMED_JSON
 ISO_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 STATISTICS = "/api/ai-move/statistics"
 EXERCISES = "/api/ai-move/exercises"
-
-
-def assert_error(response, status: int, message: str) -> None:
-    assert response.status_code == status, response.json
-    assert response.json == {"error": message}
 
 
 def create(http, member, **body):

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import jwt
 import pytest
 
-from tests.conftest import bearer
+from tests.conftest import assert_error, bearer
 from tests.fall_risk.conftest import CREATE, RECORDS, RESULTS, born_aged, create
 from wellness_api.api_keys import service as api_keys
 from wellness_api.core import auth, client_tokens, clock, firebase, tenancy, users
@@ -24,11 +24,6 @@ CREATED_FIELDS = {"fallRiskResultId", "quizUrl", "sitToStandTestUrl", "tandemSta
 # The four tests' URL fields and the path segment of each test.
 TEST_URLS = {"sitToStandTestUrl": "sit-to-stand", "tandemStanceTestUrl": "tandem-stance",
              "singleLegStanceTestUrl": "single-leg-stance", "tandemWalkTestUrl": "tandem-walk"}
-
-
-def assert_error(response, status: int, message: str) -> None:
-    assert response.status_code == status, response.json
-    assert response.json == {"error": message}
 
 
 def post(http, headers: dict, body) -> object:

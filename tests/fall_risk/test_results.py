@@ -6,17 +6,12 @@ import datetime as dt
 
 import pytest
 
-from tests.conftest import bearer
+from tests.conftest import assert_error, bearer
 from tests.fall_risk.conftest import RECORDS, RESULTS, complete, create, quiz, record
 from wellness_api.api_keys import service as api_keys
 from wellness_api.core import auth, clock, tenancy
 from wellness_api.fall_risk import service
 from wellness_api.identity.routes import app as identity_app
-
-
-def assert_error(response, status: int, message: str) -> None:
-    assert response.status_code == status, response.json
-    assert response.json == {"error": message}
 
 
 def client_token(tenant) -> dict:

@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import Tenant, bearer
+from tests.conftest import Tenant, assert_error, bearer
 from tests.fall_risk.conftest import HEALTHY, NO_ANSWERS, RESULTS, born_aged, complete, create, quiz, record
 from wellness_api.api_keys import service as api_keys
 from wellness_api.core import client_tokens, clock
@@ -39,11 +39,6 @@ def read(http, member, result_id: str) -> dict:
     response = http.get(f"{RESULTS}/{result_id}", headers=member.headers)
     assert response.status_code == 200, response.json
     return response.json["result"]
-
-
-def assert_error(response, status: int, message: str) -> None:
-    assert response.status_code == status, response.json
-    assert response.json == {"error": message}
 
 
 def recorded(result: dict) -> dict:
@@ -504,6 +499,14 @@ def settle(http, responses: list, calls: list) -> collections.Counter:
     return statuses
 
 
+def with_steps(http, member, steps) -> str:
+    """A new result of `member` with `steps` recorded (HEALTHY), the member signed in before any burst."""
+    result_id = create(http, member)["fallRiskResultId"]
+    for step in steps:
+        assert record(http, member, result_id, step, HEALTHY[step]).status_code == 200
+    return result_id
+
+
 def step_call(member, result_id: str, step: str, body: dict):
     return lambda client: record(client, member, result_id, step, body)
 
@@ -517,10 +520,7 @@ def expected_activity(**extra) -> dict:
 
 def test_the_last_two_steps_sent_at_once_complete_the_result_once(http, assessed):
     senior = assessed.senior
-    senior.token  # noqa: B018 - signed in before the burst
-    result_id = create(http, senior)["fallRiskResultId"]
-    for step in ORDER[:3]:
-        assert record(http, senior, result_id, step, HEALTHY[step]).status_code == 200
+    result_id = with_steps(http, senior, ORDER[:3])
     # Each of the two missing steps three times, all at once.
     calls = [step_call(senior, result_id, step, HEALTHY[step]) for step in ORDER[3:] for _ in range(3)]
     statuses = settle(http, parallel(calls), calls)
@@ -532,10 +532,7 @@ def test_the_last_two_steps_sent_at_once_complete_the_result_once(http, assessed
 
 def test_the_same_final_step_sent_6_times_at_once_completes_once(http, assessed):
     senior = assessed.senior
-    senior.token  # noqa: B018 - signed in before the burst
-    result_id = create(http, senior)["fallRiskResultId"]
-    for step in ORDER[:4]:
-        assert record(http, senior, result_id, step, HEALTHY[step]).status_code == 200
+    result_id = with_steps(http, senior, ORDER[:4])
     calls = [step_call(senior, result_id, "tandemWalk", HEALTHY["tandemWalk"])] * 6
     responses = parallel(calls)
     statuses = settle(http, responses, calls)
@@ -549,10 +546,7 @@ def test_the_same_final_step_sent_6_times_at_once_completes_once(http, assessed)
 
 def test_a_step_recorded_again_while_the_result_completes_is_scored_or_refused_never_lost(http, assessed):
     senior = assessed.senior
-    senior.token  # noqa: B018 - signed in before the burst
-    result_id = create(http, senior)["fallRiskResultId"]
-    for step in ORDER[:4]:
-        assert record(http, senior, result_id, step, HEALTHY[step]).status_code == 200
+    result_id = with_steps(http, senior, ORDER[:4])
     slower = {"standCount": 9}  # below average for her: level 2 when it is scored
     calls = [step_call(senior, result_id, "tandemWalk", HEALTHY["tandemWalk"]),
              step_call(senior, result_id, "sitToStand", slower)]

@@ -57,7 +57,7 @@ def _acts_for_anyone(principal: Principal, client: Client) -> bool:
     return principal.kind == "client" or principal.can_administer(client.client_id)
 
 
-def _subject(principal: Principal, client: Client, user_id: str | None, *, missing: str) -> str:
+def _subject(principal: Principal, client: Client, user_id: str | None) -> str:
     """The member a request is about: `user_id` (which must be an active member) or the caller; 403 when a member
     names someone else."""
     if user_id is None or (principal.kind == "user" and user_id == principal.uid):
@@ -65,12 +65,12 @@ def _subject(principal: Principal, client: Client, user_id: str | None, *, missi
             raise ApiError(400, USER_ID_REQUIRED)
         return principal.uid  # naming oneself is the same as naming no one (guests have no member record)
     if not tenancy.valid_id(user_id):
-        raise ApiError(400, missing)
-    if user_id != principal.uid and not _acts_for_anyone(principal, client):
+        raise ApiError(400, USER_DOES_NOT_EXIST)
+    if not _acts_for_anyone(principal, client):
         raise ApiError(403, ONLY_YOURSELF)
     member = repo.get_member(client.client_id, user_id)
     if member is None or member.get("status") != USER_ACTIVE:
-        raise ApiError(400, missing)
+        raise ApiError(400, USER_DOES_NOT_EXIST)
     return user_id
 
 
@@ -85,7 +85,7 @@ def _origin(principal: Principal, subject: str) -> str:
 
 def create(principal: Principal, client: Client, body: CreateFallRiskBody) -> dict[str, Any]:
     """A new empty result (2.7); the member's date of birth and sex are copied for the chair-stand norm."""
-    subject = _subject(principal, client, body.userId, missing=USER_DOES_NOT_EXIST)
+    subject = _subject(principal, client, body.userId)
     member = repo.get_member(client.client_id, subject) or {}
     now = clock.now()
     origin = _origin(principal, subject)
@@ -139,7 +139,7 @@ def _listing(client: Client, filters: Filters, limit: int, start_after: str | No
 
 def user_results(principal: Principal, client: Client, query: models.FallRiskResultsQuery) -> dict[str, Any]:
     """A member's results, newest first: the caller's, or a named member's for admins and client tokens."""
-    subject = _subject(principal, client, query.userId, missing=USER_DOES_NOT_EXIST)
+    subject = _subject(principal, client, query.userId)
     return _listing(client, Filters(user_id=subject, status=query.status), query.limit, query.startAfter)
 
 
