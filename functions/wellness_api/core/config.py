@@ -19,6 +19,16 @@ PUBLIC_BASE_URL = params.StringParam(
 # HS256 key for client tokens (POST /api/client/token/).
 CLIENT_JWT_SECRET = params.SecretParam("CLIENT_JWT_SECRET")
 
+# Media generation: which image provider runs jobs ("local": offline, the default; "openai": the OpenAI Images API
+# through the official SDK, at MEDIA_IMAGE_BASE_URL with MEDIA_IMAGE_MODEL and the MEDIA_IMAGE_API_KEY secret).
+MEDIA_IMAGE_PROVIDER = params.StringParam("MEDIA_IMAGE_PROVIDER", default="local",
+                                          description="Image provider of media generation: local or openai.")
+MEDIA_IMAGE_BASE_URL = params.StringParam("MEDIA_IMAGE_BASE_URL", default="https://api.openai.com/v1",
+                                          description="Base URL of the OpenAI-compatible Images API.")
+MEDIA_IMAGE_MODEL = params.StringParam("MEDIA_IMAGE_MODEL", default="gpt-image-1",
+                                       description="Image model of the openai provider.")
+MEDIA_IMAGE_API_KEY = params.SecretParam("MEDIA_IMAGE_API_KEY")
+
 
 def project_id() -> str:
     return (
