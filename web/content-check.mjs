@@ -12,34 +12,19 @@
 // Report: {url, finalUrl, status, headers, lang, title, text, h1, dialogs, console, pageErrors, failed,
 // cspViolations, markers, scripts, handlers, links, images, navAttempts, offHost, requests, pageWidth,
 // viewportWidth, screenshot}.
-import { isLocal, launch, recordProblems } from './headless.mjs'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { check, isLocal, options, recordProblems } from './headless.mjs'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
 
-const opts = { markers: [], timeoutMs: 30000, width: 1280, height: 900 }
-const argv = process.argv.slice(2)
-for (let i = 0; i < argv.length; i++) {
-  const key = argv[i], val = argv[i + 1]
-  if (key === '--url') opts.url = val
-  else if (key === '--screenshot') opts.screenshot = resolve(val)
-  else if (key === '--marker') opts.markers.push(val)
-  else if (key === '--width') opts.width = Number(val)
-  else if (key === '--height') opts.height = Number(val)
-  else if (key === '--accept-language') opts.acceptLanguage = val
-  else if (key === '--timeout-ms') opts.timeoutMs = Number(val)
-  else if (key === '--click-links') { opts.clickLinks = true; continue }
-  else { console.error(`content-check: unknown argument ${key}`); process.exit(2) }
-  i++
-}
-if (!opts.url) { console.error('content-check: --url is required'); process.exit(2) }
+const opts = options('content-check', {
+  url: 'string', screenshot: 'path', marker: 'list', width: 'number', height: 'number', 'accept-language': 'string',
+  'timeout-ms': 'number', 'click-links': 'flag',
+}, { marker: [], timeoutMs: 30000, width: 1280, height: 900 })
 
-const profile = mkdtempSync(join(tmpdir(), 'content-check-chromium-'))
-let context
 const report = { url: opts.url, dialogs: [], console: [], pageErrors: [], failed: [], offHost: [], requests: [],
   navAttempts: [] }
-try {
-  context = await launch(profile, [], {
+await check('content-check', report, async (launchHere) => {
+  const context = await launchHere([], {
     viewport: { width: opts.width, height: opts.height },
     ...(opts.acceptLanguage ? { extraHTTPHeaders: { 'Accept-Language': opts.acceptLanguage } } : {}),
   })
@@ -86,7 +71,7 @@ try {
     pageWidth: document.documentElement.scrollWidth,
     viewportWidth: window.innerWidth,
     cspViolations: window.__csp || [],
-  }), opts.markers)
+  }), opts.marker)
   Object.assign(report, await read())
 
   if (opts.screenshot) {
@@ -107,10 +92,4 @@ try {
     // Chromium reports a navigation answered 204 as aborted: the clicks' own, not failures of the page.
     report.failed = report.failed.filter((f) => !report.navAttempts.some((u) => f.startsWith(`GET ${u}: `)))
   }
-} catch (e) {
-  report.error = String(e && e.message ? e.message : e)
-} finally {
-  if (context) await context.close().catch(() => {})
-  rmSync(profile, { recursive: true, force: true })
-}
-process.stdout.write(JSON.stringify(report) + '\n', () => process.exit(report.error ? 1 : 0))
+})

@@ -1,4 +1,8 @@
 // What the page checkers share: Debian's Chromium, started headless with nothing that reaches past loopback.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
 import { chromium } from 'playwright-core'
 
 export const executablePath = process.env.DEVSTACK_CHROMIUM || '/usr/bin/chromium'
@@ -44,4 +48,51 @@ export async function recordProblems (page, report) {
       (window.__csp ||= []).push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile || ''}:${e.lineNumber || ''})`)
     })
   })
+}
+
+// The command line of a checker, read by node's own parser: `spec` maps each --flag to 'string', 'number',
+// 'path' (resolved against the working directory), 'list' (repeatable) or 'flag'; values land in camelCase
+// (--timeout-ms -> timeoutMs) over `defaults`. A wrong or unknown argument, or a missing `required` one, is one
+// line on stderr and exit 2.
+export function options (name, spec, defaults = {}, required = ['url']) {
+  const parserOptions = Object.fromEntries(Object.entries(spec).map(([flag, kind]) =>
+    [flag, { type: kind === 'flag' ? 'boolean' : 'string', multiple: kind === 'list' }]))
+  let values
+  try {
+    values = parseArgs({ options: parserOptions, strict: true, allowPositionals: false }).values
+  } catch (e) {
+    console.error(`${name}: ${e.message}`)
+    process.exit(2)
+  }
+  const opts = { ...defaults }
+  for (const [flag, value] of Object.entries(values)) {
+    const kind = spec[flag]
+    opts[flag.replace(/-([a-z])/g, (_, c) => c.toUpperCase())] =
+      kind === 'number' ? Number(value) : kind === 'path' ? resolve(value) : value
+  }
+  for (const flag of required) {
+    if (values[flag] === undefined) { console.error(`${name}: --${flag} is required`); process.exit(2) }
+  }
+  return opts
+}
+
+// Run a check in a fresh Chromium profile: `body(launchHere)` opens the browser with launchHere(extraArgs,
+// options). Whatever it throws becomes report.error (worded by `describe`); the browser is closed and the
+// profile removed in every case, `finish` runs, and the report is printed once flushed (stdout is a pipe, and a
+// report is larger than its buffer) before the process exits, 1 on error.
+export async function check (name, report, body, { describe = (e) => String(e && e.message ? e.message : e),
+  finish = () => {} } = {}) {
+  const profile = mkdtempSync(join(tmpdir(), `${name}-chromium-`))
+  let context
+  try {
+    await body(async (extraArgs, contextOptions) => (context = await launch(profile, extraArgs, contextOptions)))
+  } catch (e) {
+    report.error = describe(e)
+  } finally {
+    if (context) await context.close().catch(() => {})
+    rmSync(profile, { recursive: true, force: true })
+    finish()
+  }
+  await new Promise((done) => process.stdout.write(JSON.stringify(report) + '\n', done))
+  process.exit(report.error ? 1 : 0)
 }

@@ -12,32 +12,18 @@
 // screenshot, topScreenshot}.
 // Requests to any host but 127.0.0.1/localhost/[::1] are recorded in offHost and aborted, and
 // Chromium's own resolver maps every other host to nothing, so nothing leaves the machine either way.
-import { isLocal, launch, recordProblems } from './headless.mjs'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { check, isLocal, options, recordProblems } from './headless.mjs'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
 
-const opts = { waitText: [], timeoutMs: 60000, width: 1400, height: 900 }
-const argv = process.argv.slice(2)
-for (let i = 0; i < argv.length; i++) {
-  const key = argv[i], val = argv[i + 1]
-  if (key === '--url') opts.url = val
-  else if (key === '--screenshot') opts.screenshot = resolve(val)
-  else if (key === '--top-screenshot') opts.topScreenshot = resolve(val)
-  else if (key === '--wait-text') opts.waitText.push(val)
-  else if (key === '--timeout-ms') opts.timeoutMs = Number(val)
-  else if (key === '--scroll') { opts.scroll = true; continue }
-  else { console.error(`page-check: unknown argument ${key}`); process.exit(2) }
-  i++
-}
-if (!opts.url) { console.error('page-check: --url is required'); process.exit(2) }
+const opts = options('page-check', {
+  url: 'string', screenshot: 'path', 'top-screenshot': 'path', 'wait-text': 'list', 'timeout-ms': 'number',
+  scroll: 'flag',
+}, { waitText: [], timeoutMs: 60000, width: 1400, height: 900 })
 
-
-const profile = mkdtempSync(join(tmpdir(), 'page-check-chromium-'))
-let context
 const report = { url: opts.url, requests: [], offHost: [], failed: [], console: [], pageErrors: [], cspViolations: [] }
-try {
-  context = await launch(profile, [], {
+await check('page-check', report, async (launchHere) => {
+  const context = await launchHere([], {
     viewport: { width: opts.width, height: opts.height },
   })
   await context.route('**/*', (route) => {
@@ -109,11 +95,4 @@ try {
     await page.screenshot({ path: opts.screenshot, fullPage: true, timeout: opts.timeoutMs })
     report.screenshot = opts.screenshot
   }
-} catch (e) {
-  report.error = String(e && e.message ? e.message : e)
-} finally {
-  if (context) await context.close().catch(() => {})
-  rmSync(profile, { recursive: true, force: true })
-}
-// Exit only once the report is flushed: stdout is a pipe, and a report is larger than its buffer.
-process.stdout.write(JSON.stringify(report) + '\n', () => process.exit(report.error ? 1 : 0))
+})

@@ -19,45 +19,31 @@
 // Report (cspViolations: Content-Security-Policy violations): {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
 // resultsText, metrics, returnUrl, hosted (method + path of each hosted API call), measurement ({fps,
 // frames, seconds, keys}; the body itself is saved as trace.json beside the screenshots), backend, offHost, failed, pageErrors, console, shots, timings}.
-import { isLocal, launch, recordProblems } from './headless.mjs'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { check, isLocal, options, recordProblems } from './headless.mjs'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 
-const opts = { timeoutMs: 150000, width: 390, height: 844 }
-const argv = process.argv.slice(2)
-for (let i = 0; i < argv.length; i++) {
-  const key = argv[i], val = argv[i + 1]
-  if (key === '--url') opts.url = val
-  else if (key === '--video') opts.video = resolve(val)
-  else if (key === '--deny-camera') { opts.deny = true; continue }
-  else if (key === '--no-face') { opts.noFace = true; continue }
-  else if (key === '--guidance-only') { opts.guidanceOnly = true; continue }
-  else if (key === '--return-origin') opts.returnOrigin = val
-  else if (key === '--shots') opts.shots = resolve(val)
-  else if (key === '--timeout-ms') opts.timeoutMs = Number(val)
-  else { console.error(`scan-check: unknown argument ${key}`); process.exit(2) }
-  i++
-}
+const opts = options('scan-check', {
+  url: 'string', video: 'path', 'deny-camera': 'flag', 'no-face': 'flag', 'guidance-only': 'flag',
+  'return-origin': 'string', shots: 'path', 'timeout-ms': 'number',
+}, { timeoutMs: 150000, width: 390, height: 844 }, [])
 if (opts.guidanceOnly) opts.noFace = true
-if (!opts.url || !opts.shots || !(opts.video || opts.deny) || !(opts.returnOrigin || opts.noFace)) {
+if (!opts.url || !opts.shots || !(opts.video || opts.denyCamera) || !(opts.returnOrigin || opts.noFace)) {
   console.error('scan-check: --url, --shots, --video or --deny-camera, and --return-origin (unless --no-face) are required')
   process.exit(2)
 }
 mkdirSync(opts.shots, { recursive: true })
 
-const media = opts.deny
+const media = opts.denyCamera
   ? ['--use-fake-device-for-media-stream', '--deny-permission-prompts']
   : ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${opts.video}`]
 
-const profile = mkdtempSync(join(tmpdir(), 'scan-check-chromium-'))
 const report = { hosted: [], offHost: [], failed: [], pageErrors: [], console: [], guidanceSeen: [], messages: [],
   shots: [], timings: {} }
 const started = Date.now()
 const mark = (name) => { report.timings[name] = Date.now() - started }
-let context
-try {
-  context = await launch(profile, ['--autoplay-policy=no-user-gesture-required', ...media], {
+await check('scan-check', report, async (launchHere) => {
+  const context = await launchHere(['--autoplay-policy=no-user-gesture-required', ...media], {
     viewport: { width: opts.width, height: opts.height },
     deviceScaleFactor: 1,
     isMobile: true,
@@ -162,7 +148,7 @@ try {
     report.focused = await page.evaluate(() => document.activeElement && document.activeElement.id)
     await shot('3-exited')
     await cspSeen()
-  } else if (opts.deny) {
+  } else if (opts.denyCamera) {
     await page.locator('#exit').waitFor({ state: 'visible', timeout: 30000 })
     await page.waitForFunction(() => document.getElementById('retry') && !document.getElementById('retry').hidden, null,
       { timeout: 30000 })
@@ -195,12 +181,4 @@ try {
   mark('returned')
   clearInterval(watch)
   report.returnUrl = returned
-} catch (e) {
-  report.error = String(e && e.stack || e)
-} finally {
-  if (context) await context.close().catch(() => {})
-  rmSync(profile, { recursive: true, force: true })
-  report.timings.total = Date.now() - started
-  await new Promise((done) => process.stdout.write(JSON.stringify(report) + '\n', done))
-}
-process.exit(report.error ? 1 : 0)
+}, { describe: (e) => String(e && e.stack || e), finish: () => { report.timings.total = Date.now() - started } })
