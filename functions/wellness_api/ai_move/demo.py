@@ -8,9 +8,7 @@ and sessions are made only while the player has none.
 
 import datetime as dt
 
-from google.cloud import firestore
-
-from ..core import clock, provisioning, tenancy
+from ..core import clock, provisioning, tenancy, users
 from ..core.tenancy import Client
 from . import repository as repo
 from . import service
@@ -90,12 +88,6 @@ HISTORY = [
 ]
 
 
-def _first_player(client: Client) -> str | None:
-    users = tenancy.client_ref(client.client_id).collection(tenancy.USERS)
-    query = users.where(filter=firestore.FieldFilter("role", "==", tenancy.ROLE_PLAYER)).order_by("createdAt")
-    return next((snap.id for snap in query.limit(1).stream()), None)
-
-
 def _seed_library(operator: Client) -> None:
     for exercise_id, spec in LIBRARY:
         if repo.get_library(exercise_id) is None:
@@ -140,7 +132,7 @@ def seed(client: Client) -> None:
     for exercise_id in SELECTED:
         if repo.get_library(exercise_id) is not None:
             service.select_exercise(client, exercise_id)
-    uid = _first_player(client)
+    uid = users.first_member(client.client_id, tenancy.ROLE_PLAYER)
     if uid is None or repo.user_sessions(client.client_id, uid, 1, None)[0]:
         return
     for entry in HISTORY:

@@ -18,7 +18,6 @@ the admin records are one index range each (userId ==, ordered by document id; o
 a cursor is just a session id (no read), and sessions created meanwhile sort before any cursor.
 """
 
-import dataclasses
 import datetime as dt
 import secrets
 import string
@@ -26,8 +25,9 @@ from typing import Any
 
 from google.cloud import firestore
 
-from ..core import firebase, tenancy
+from ..core import firebase, tenancy, transactions
 from ..core.rollups import DailyCounters
+from ..core.transactions import Seen
 
 LIBRARY = "aiMoveLibrary"
 EXERCISES = "aiMoveExercises"
@@ -136,34 +136,17 @@ def last_sort_order(client_id: str | None) -> float | None:
 # ------------------------------------------------------------------------------------ sessions
 
 
-@dataclasses.dataclass(frozen=True)
-class Seen:
-    """A document as read, and the update time a write may require unchanged (None: it did not exist)."""
-
-    data: dict[str, Any] | None
-    update_time: Any
-
-
-def _seen(ref) -> Seen:
-    snap = ref.get()
-    return Seen(snap.to_dict(), snap.update_time) if snap.exists else Seen(None, None)
-
-
 def seen_session(client_id: str, session_id: str) -> Seen:
-    return _seen(session_ref(client_id, session_id))
+    return transactions.read(session_ref(client_id, session_id))
 
 
 def seen_active_day(client_id: str, uid: str) -> Seen:
-    return _seen(active_ref(client_id, uid))
+    return transactions.read(active_ref(client_id, uid))
 
 
 def get_stats(client_id: str, uid: str) -> dict[str, Any] | None:
     snap = stats_ref(client_id, uid).get()
     return snap.to_dict() if snap.exists else None
-
-
-def _unchanged(seen: Seen):
-    return firebase.db().write_option(last_update_time=seen.update_time)
 
 
 def _mark_active(batch, client_id: str, uid: str, active: Seen, day: str) -> None:
@@ -172,7 +155,7 @@ def _mark_active(batch, client_id: str, uid: str, active: Seen, day: str) -> Non
     if active.update_time is None:
         batch.create(active_ref(client_id, uid), data)
     else:
-        batch.update(active_ref(client_id, uid), data, option=_unchanged(active))
+        batch.update(active_ref(client_id, uid), data, option=transactions.unchanged(active))
 
 
 def _completion_totals(session: dict[str, Any], completed_ms: int) -> dict[str, Any]:
@@ -205,7 +188,7 @@ def commit_update(seen: Seen, updated: dict[str, Any], *, completed: bool, activ
     """Replace the session as it was read (or fail), and on completion add it to the user's statistics."""
     client_id, uid = updated["clientId"], updated["userId"]
     batch = firebase.db().batch()
-    batch.update(session_ref(client_id, updated["sessionId"]), updated, option=_unchanged(seen))
+    batch.update(session_ref(client_id, updated["sessionId"]), updated, option=transactions.unchanged(seen))
     if completed:
         totals = _completion_totals(updated, int(updated["completedAt"].timestamp() * 1000))
         batch.set(stats_ref(client_id, uid), {

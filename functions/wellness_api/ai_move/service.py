@@ -15,6 +15,7 @@ from ..core.auth import Principal
 from ..core.errors import ApiError
 from ..core.rollups import day_of
 from ..core.tenancy import Client
+from ..core.transactions import Seen
 from . import models
 from . import repository as repo
 from .models import COMPLETED, CREATED, TERMINAL, CreateAiMoveSessionBody, ExerciseSpec, UpdateAiMoveSessionBody
@@ -135,7 +136,7 @@ def _check_targets(exercise: dict, body: CreateAiMoveSessionBody) -> None:
             raise ApiError(400, TARGET_REPS_NOT_ALLOWED)
 
 
-def _active_day(client_id: str, uid: str, now) -> repo.Seen | None:
+def _active_day(client_id: str, uid: str, now) -> Seen | None:
     """The user's active-day marker as read when `now` is their first AI Move activity of its day, else None."""
     active = repo.seen_active_day(client_id, uid)
     return None if (active.data or {}).get("lastActiveDay") == day_of(now) else active
@@ -169,8 +170,8 @@ def own_session(client: Client, uid: str, session_id: str) -> dict[str, Any]:
     return _seen_own_session(client, uid, session_id).data
 
 
-def _seen_own_session(client: Client, uid: str, session_id: str) -> repo.Seen:
-    seen = repo.seen_session(client.client_id, session_id) if tenancy.valid_id(session_id) else repo.Seen(None, None)
+def _seen_own_session(client: Client, uid: str, session_id: str) -> Seen:
+    seen = repo.seen_session(client.client_id, session_id) if tenancy.valid_id(session_id) else transactions.NOT_SEEN
     _owned(seen.data, uid)
     return seen
 

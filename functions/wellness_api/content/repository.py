@@ -19,13 +19,13 @@ lookups by key run two queries side by side (the client's own items, the operato
 """
 
 import concurrent.futures
-import dataclasses
 from typing import Any
 
 from google.cloud import firestore
 
-from ..core import firebase, tenancy
+from ..core import firebase, tenancy, transactions
 from ..core.provisioning import PLATFORM
+from ..core.transactions import Seen
 from .models import PUBLISHED, SHARED
 
 ITEMS = "contentItems"
@@ -153,21 +153,8 @@ def category_in_use(category_key: str) -> bool:
     return any(True for _ in query.stream())
 
 
-@dataclasses.dataclass(frozen=True)
-class Seen:
-    """An item as read, and the update time a write requires unchanged."""
-
-    data: dict[str, Any] | None
-    update_time: Any
-
-
 def seen_item(content_id: str) -> Seen:
-    snap = item_ref(content_id).get()
-    return Seen(snap.to_dict(), snap.update_time) if snap.exists else Seen(None, None)
-
-
-def _unchanged(seen: Seen):
-    return firebase.db().write_option(last_update_time=seen.update_time)
+    return transactions.read(item_ref(content_id))
 
 
 def commit_version(seen: Seen | None, item: dict[str, Any]) -> None:
@@ -178,7 +165,7 @@ def commit_version(seen: Seen | None, item: dict[str, Any]) -> None:
         batch.create(item_ref(item["contentId"]), item)
         batch.create(key_ref(item["ownerClientId"], item["key"]), {"contentId": item["contentId"]})
     else:
-        batch.update(item_ref(item["contentId"]), item, option=_unchanged(seen))
+        batch.update(item_ref(item["contentId"]), item, option=transactions.unchanged(seen))
     batch.create(version_ref(item["contentId"], item["versionId"]), {k: v for k, v in item.items() if k != "deleted"})
     batch.commit()
 
@@ -186,6 +173,6 @@ def commit_version(seen: Seen | None, item: dict[str, Any]) -> None:
 def commit_delete(seen: Seen, deleted: dict[str, Any]) -> None:
     """Mark the item deleted (if unchanged since read) and free its key; its versions stay."""
     batch = firebase.db().batch()
-    batch.update(item_ref(deleted["contentId"]), deleted, option=_unchanged(seen))
+    batch.update(item_ref(deleted["contentId"]), deleted, option=transactions.unchanged(seen))
     batch.delete(key_ref(deleted["ownerClientId"], deleted["key"]))
     batch.commit()

@@ -17,6 +17,7 @@ from typing import Any
 from ..core import auth, clock, provisioning, tenancy, transactions
 from ..core.auth import Principal
 from ..core.errors import ApiError
+from ..core.transactions import Seen
 from . import models
 from . import repository as repo
 from .models import (
@@ -220,9 +221,9 @@ def _schedule(publish_at: str | None, expires_at: str | None, now) -> tuple[Any,
     return start, end
 
 
-def _owned(client: tenancy.Client, content_id: str) -> repo.Seen:
+def _owned(client: tenancy.Client, content_id: str) -> Seen:
     """The client's item as read; 404 for anything else (unknown, deleted, another client's)."""
-    seen = repo.seen_item(content_id) if tenancy.valid_id(content_id) else repo.Seen(None, None)
+    seen = repo.seen_item(content_id) if tenancy.valid_id(content_id) else transactions.NOT_SEEN
     item = seen.data
     if item is None or item.get("deleted") or item.get("ownerClientId") != client.client_id:
         raise ApiError(404, CONTENT_NOT_FOUND)

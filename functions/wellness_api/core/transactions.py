@@ -7,10 +7,11 @@ and when the rounds run out the caller gets a retryable ApiError instead of a 50
 written by a transaction that did not commit, so a 503 never leaves partial state.
 """
 
+import dataclasses
 import random
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
@@ -36,6 +37,28 @@ def run(body: Callable[[firestore.Transaction], T], *, contention_error: ApiErro
                 raise
             time.sleep(random.uniform(0.05, 0.2) * (2**round_))  # noqa: S311 - jitter, not security
     raise contention_error or ApiError(503, CONTENTION_MESSAGE, code="contention")
+
+
+@dataclasses.dataclass(frozen=True)
+class Seen:
+    """A document as read for an optimistic write, and the update time that write requires unchanged (None: the
+    document did not exist)."""
+
+    data: dict[str, Any] | None
+    update_time: Any
+
+
+NOT_SEEN = Seen(None, None)  # what a malformed id reads as: nothing, without a read
+
+
+def read(ref) -> Seen:
+    snap = ref.get()
+    return Seen(snap.to_dict(), snap.update_time) if snap.exists else NOT_SEEN
+
+
+def unchanged(seen: Seen):
+    """The write option that fails a write if the document changed since `seen` was read."""
+    return firebase.db().write_option(last_update_time=seen.update_time)
 
 
 # What a commit raises when a precondition no longer holds (another request committed first).

@@ -114,6 +114,13 @@ def create_user(client: Client, email: str, password: str, role: str, display_na
     return user.uid
 
 
+def first_member(client_id: str, role: str) -> str | None:
+    """The uid of the client's earliest member of `role` (the demo world's admin or player), or None."""
+    query = (tenancy.client_ref(client_id).collection(tenancy.USERS)
+             .where(filter=firestore.FieldFilter("role", "==", role)).order_by("createdAt").limit(1))
+    return next((snap.id for snap in query.stream()), None)
+
+
 def disable_user(client: Client, uid: str) -> None:
     """Disable the member everywhere: Firestore record, Auth account, and outstanding sessions."""
     ref = tenancy.user_ref(client.client_id, uid)

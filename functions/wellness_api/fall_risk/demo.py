@@ -7,9 +7,7 @@ Idempotent: members are created only when missing, results only while the client
 
 import datetime as dt
 
-from google.cloud import firestore
-
-from ..core import clock, firebase, tenancy, users
+from ..core import clock, firebase, users
 from ..core.auth import Principal
 from ..core.tenancy import ROLE_ADMIN, ROLE_PLAYER, Client
 from . import repository as repo
@@ -86,12 +84,6 @@ def _member(client: Client, number: int, name: str, born: str, sex: str) -> str:
         return users.create_user(client, email, MEMBER_PASSWORD, ROLE_PLAYER, name, birth_date=born, sex=sex)
 
 
-def _first(client: Client, role: str) -> str | None:
-    query = (tenancy.client_ref(client.client_id).collection(tenancy.USERS)
-             .where(filter=firestore.FieldFilter("role", "==", role)).order_by("createdAt").limit(1))
-    return next((snap.id for snap in query.stream()), None)
-
-
 def _principal(client: Client, origin: str, uid: str, admin: str) -> Principal:
     if origin == "partner":
         return Principal(kind="client", client_id=client.client_id, key_id="demo")
@@ -101,7 +93,7 @@ def _principal(client: Client, origin: str, uid: str, admin: str) -> Principal:
 
 
 def seed(client: Client) -> None:
-    player, admin = _first(client, ROLE_PLAYER), _first(client, ROLE_ADMIN)
+    player, admin = (users.first_member(client.client_id, role) for role in (ROLE_PLAYER, ROLE_ADMIN))
     if player is None or admin is None or repo.page(client.client_id, Filters(), 1, None)[0]:
         return
     members = {0: player, **{number: _member(client, number, *rest) for number, *rest in MEMBERS}}

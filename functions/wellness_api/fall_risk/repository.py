@@ -23,8 +23,9 @@ from typing import Any
 
 from google.cloud import firestore
 
-from ..core import firebase, tenancy
+from ..core import firebase, tenancy, transactions
 from ..core.rollups import DailyCounters
+from ..core.transactions import Seen
 
 RESULTS = "fallRiskResults"
 ACTIVITY = DailyCounters("fallRiskActivity")
@@ -62,17 +63,8 @@ def id_bound(moment: dt.datetime) -> str:
 _AFTER_SUFFIXES = "~"
 
 
-@dataclasses.dataclass(frozen=True)
-class Seen:
-    """A result as read, and the update time a write requires unchanged."""
-
-    data: dict[str, Any] | None
-    update_time: Any
-
-
 def seen_result(client_id: str, result_id: str) -> Seen:
-    snap = result_ref(client_id, result_id).get()
-    return Seen(snap.to_dict(), snap.update_time) if snap.exists else Seen(None, None)
+    return transactions.read(result_ref(client_id, result_id))
 
 
 def get_member(client_id: str, uid: str) -> dict[str, Any] | None:
@@ -91,7 +83,7 @@ def commit_step(seen: Seen, updated: dict[str, Any], activity: dict[str, int | f
     """Replace the result as it was read (or fail); a completion adds to the rollup in the same commit."""
     batch = firebase.db().batch()
     batch.update(result_ref(updated["clientId"], updated["fallRiskResultId"]), updated,
-                 option=firebase.db().write_option(last_update_time=seen.update_time))
+                 option=transactions.unchanged(seen))
     if activity:
         ACTIVITY.add(updated["clientId"], ACTIVITY_GROUP, activity, moment=updated["completedAt"], within=batch)
     batch.commit()

@@ -15,6 +15,7 @@ from ..core import auth, clock, tenancy, transactions
 from ..core.auth import Principal
 from ..core.errors import ApiError
 from ..core.tenancy import USER_ACTIVE, Client
+from ..core.transactions import Seen
 from . import models, rules
 from . import repository as repo
 from .models import APP, CLINICIAN, COMPLETED, CREATED, IN_PROGRESS, PARTNER, STEPS, CreateFallRiskBody
@@ -115,8 +116,8 @@ def _readable(principal: Principal, client: Client, result: dict | None) -> dict
     return result
 
 
-def _seen(principal: Principal, client: Client, result_id: str) -> repo.Seen:
-    seen = repo.seen_result(client.client_id, result_id) if tenancy.valid_id(result_id) else repo.Seen(None, None)
+def _seen(principal: Principal, client: Client, result_id: str) -> Seen:
+    seen = repo.seen_result(client.client_id, result_id) if tenancy.valid_id(result_id) else transactions.NOT_SEEN
     _readable(principal, client, seen.data)
     return seen
 
