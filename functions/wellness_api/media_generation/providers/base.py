@@ -13,6 +13,8 @@ class GenerationRequest:
     resolution: str  # "WIDTHxHEIGHT"
     duration_seconds: float = 0  # videos
     seed: int | None = None
+    # Reference images fetched by the worker (references.fetch): (bytes, content type), in the job's order.
+    references: tuple[tuple[bytes, str], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
