@@ -11,7 +11,7 @@ source devstack/env.sh first (PATH with the chosen java and node_modules/.bin, t
   stack.py hash FILE...            sha256 over files (stamps of devstack/install.sh)
   stack.py mkjar ...               build a jar (manifest, optional classes) without the JDK's jar tool
   stack.py probe HOST PORT         exit 0 when a TCP connection opens within 3 s
-  stack.py secret FILE             create functions/.secret.local with a random CLIENT_JWT_SECRET
+  stack.py secret FILE             create functions/.secret.local (a random CLIENT_JWT_SECRET, media placeholders)
 
 Every process of a run carries DEVSTACK_MARK (this checkout and port offset) and DEVSTACK_RUN (run id:supervisor pid) in
 its environment. The emulators start in their own session (setsid); the Java emulators and the Python
@@ -638,13 +638,29 @@ def cmd_probe(args):
         return 1
 
 
+# Secrets the functions declare. Without a value here the Functions emulator asks Secret Manager for them, which
+# is unreachable offline. The media vendors' keys get a placeholder: their providers stay "local" unless the
+# MEDIA_*_PROVIDER parameters choose a vendor, and then the real key goes here (README, Media generation).
+LOCAL_SECRETS = {
+    "CLIENT_JWT_SECRET": lambda: os.urandom(32).hex(),
+    "MEDIA_IMAGE_API_KEY": lambda: "not-configured",
+    "MEDIA_VIDEO_API_KEY": lambda: "not-configured",
+}
+
+
 def cmd_secret(args):
+    """Create the file, or add the secrets it lacks; values already there are kept."""
     path = Path(args.file)
-    if path.exists():
+    text = path.read_text() if path.exists() else ""
+    present = {line.split("=", 1)[0].strip() for line in text.splitlines() if "=" in line}
+    missing = [name for name in LOCAL_SECRETS if name not in present]
+    if not missing:
         return 0
-    path.write_text(f"CLIENT_JWT_SECRET={os.urandom(32).hex()}\n")
+    if text and not text.endswith("\n"):
+        text += "\n"
+    path.write_text(text + "".join(f"{name}={LOCAL_SECRETS[name]()}\n" for name in missing))
     os.chmod(path, 0o600)
-    say(f"created {path} with a random CLIENT_JWT_SECRET")
+    say(f"{path}: added {', '.join(missing)}")
     return 0
 
 

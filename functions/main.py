@@ -9,7 +9,7 @@ import os
 
 import flask
 import functions_framework
-from firebase_functions import https_fn, options, scheduler_fn
+from firebase_functions import https_fn, options, scheduler_fn, tasks_fn
 
 from wellness_api.core import config
 
@@ -80,6 +80,33 @@ def content(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.core.http import dispatch
 
     return dispatch(app, req)
+
+
+@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+def mediageneration(req: https_fn.Request) -> https_fn.Response:
+    from wellness_api.core.http import dispatch
+    from wellness_api.media_generation.routes import app
+
+    return dispatch(app, req)
+
+
+# The worker of media-generation jobs (media_generation/worker.py). Its timeout matches the tasks' dispatch
+# deadline (media_generation/queue.py): a vendor's video may take minutes. Failed deliveries come back with
+# backoff; a job whose worker died is taken over once its lease runs out.
+@tasks_fn.on_task_dispatched(
+    retry_config=options.RetryConfig(max_attempts=6, min_backoff_seconds=10, max_backoff_seconds=300,
+                                     max_doublings=4),
+    rate_limits=options.RateLimits(max_concurrent_dispatches=4, max_dispatches_per_second=10),
+    memory=options.MemoryOption.GB_1, timeout_sec=900,
+    secrets=[config.MEDIA_IMAGE_API_KEY, config.MEDIA_VIDEO_API_KEY],
+)
+def mediajobworker(req: tasks_fn.CallableRequest) -> dict:
+    from wellness_api.media_generation import worker
+
+    try:
+        return {"outcome": worker.handle(req.data)}
+    except worker.LeaseHeld:
+        raise https_fn.HttpsError(https_fn.FunctionsErrorCode.UNAVAILABLE, "another delivery is running") from None
 
 
 @scheduler_fn.on_schedule(schedule="every 15 minutes", timeout_sec=300, memory=options.MemoryOption.MB_256)

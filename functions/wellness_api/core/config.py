@@ -28,6 +28,18 @@ MEDIA_IMAGE_BASE_URL = params.StringParam("MEDIA_IMAGE_BASE_URL", default="https
 MEDIA_IMAGE_MODEL = params.StringParam("MEDIA_IMAGE_MODEL", default="gpt-image-1",
                                        description="Image model of the openai provider.")
 MEDIA_IMAGE_API_KEY = params.SecretParam("MEDIA_IMAGE_API_KEY")
+# Which video provider runs jobs ("local": offline, the default; "runway": Runway's API through the official runwayml
+# SDK, at MEDIA_VIDEO_BASE_URL with MEDIA_VIDEO_MODEL and the MEDIA_VIDEO_API_KEY secret). gen4.5 is the default
+# model because it is Runway's current one that both text_to_video and image_to_video accept: jobs without a
+# reference image still render (gen4_turbo animates images only), and it takes a seed and 2 to 10 seconds.
+MEDIA_VIDEO_PROVIDER = params.StringParam("MEDIA_VIDEO_PROVIDER", default="local",
+                                          description="Video provider of media generation: local or runway.")
+MEDIA_VIDEO_BASE_URL = params.StringParam("MEDIA_VIDEO_BASE_URL", default="https://api.dev.runwayml.com",
+                                          description="Base URL of Runway's API.")
+MEDIA_VIDEO_MODEL = params.StringParam("MEDIA_VIDEO_MODEL", default="gen4.5",
+                                       description="Video model of the runway provider: gen4.5, gen4_turbo, veo3.1 "
+                                                   "or veo3.1_fast.")
+MEDIA_VIDEO_API_KEY = params.SecretParam("MEDIA_VIDEO_API_KEY")
 
 
 def project_id() -> str:

@@ -60,7 +60,7 @@ SAMPLE_PATH_VALUES = {"clientId": "CLIENT_ID", "keyId": "KEY_ID", "lessonId": "L
                       "sessionId": "AI_MOVE_SESSION_ID", "fallRiskResultId": "FALL_RISK_RESULT_ID",
                       "key": "CONTENT_KEY", "contentId": "CONTENT_ID",
                       "versionId": "CONTENT_VERSION_ID", "categoryKey": "CATEGORY_KEY",
-                      "keys": "CONTENT_KEYS"}
+                      "keys": "CONTENT_KEYS", "jobId": "MEDIA_JOB_ID"}
 
 # ------------------------------------------------------------------------------ headers
 
@@ -163,6 +163,7 @@ class Operation:
     response_headers: tuple[str, ...]
     sample_as: str | None
     sample_headers: tuple[str, ...]
+    sample_values: dict[str, str]  # path parameter -> the demo-env variable its curl example uses, where not the usual
     envelope: type[BaseModel]
     oversized_status: int
 
@@ -207,13 +208,13 @@ class Api:
               example: dict[str, Any] | None = None, query: type[BaseModel] | None = None,
               responses: dict[int, type[BaseModel] | None], errors: Iterable[Error] = (),
               response_headers: Iterable[str] = (), sample_as: str | None = None,
-              sample_headers: Iterable[str] = ()) -> Callable:
+              sample_headers: Iterable[str] = (), sample_values: dict[str, str] | None = None) -> Callable:
         operation = Operation(
             method=method.upper(), rule=rule, path=openapi_path(rule), operation_id=operation_id,
             summary=summary, description=description, tag=self.tag, security=tuple(security), body=body, form=form,
             example=example, query=query, responses=dict(responses), errors=(*self.errors, *errors),
             response_headers=(*self.response_headers, *response_headers), sample_as=sample_as,
-            sample_headers=tuple(sample_headers),
+            sample_headers=tuple(sample_headers), sample_values=dict(sample_values or {}),
             envelope=ENVELOPE_MODELS[self.app.extensions["envelope"]],
             oversized_status=self.app.extensions.get("oversized_status", 413),
         )
@@ -291,7 +292,8 @@ def curl_sample(operation: Operation) -> str:
     """A curl command that works as written after `eval "$(bin/demo-env)"` against `make serve`."""
     path = operation.path
     for name in operation.path_params:
-        path = path.replace("{" + name + "}", "$" + SAMPLE_PATH_VALUES.get(name, name.upper()))
+        variable = operation.sample_values.get(name) or SAMPLE_PATH_VALUES.get(name, name.upper())
+        path = path.replace("{" + name + "}", "$" + variable)
     query = ""
     if operation.query is not None:
         required = [n for n, f in operation.query.model_fields.items() if f.is_required()]

@@ -116,6 +116,10 @@ SETTINGS: dict[str, Setting] = {
         Setting("vitalScan.access", "enum", "active", "Vital Scan access state of the workspace.",
                 choices=("active", "productNotAvailable", "notEntitled", "entitlementInactive",
                          "entitlementExpired", "freeMembershipRequired")),
+        Setting("mediaGeneration.policy", "enum", "standard",
+                "Which requestedSettings of media-generation jobs the client's administrators may change: standard "
+                "(the preset's settings; only seed) or flexible (also aspectRatio and a video's durationSeconds).",
+                choices=("standard", "flexible")),
         Setting("lessons.membershipTiers", "list", [],
                 "Comma-separated membership tiers offered in the B2B lesson catalog (allTiers), in display order."),
     ]

@@ -9,14 +9,11 @@ Cloud Storage (default bucket):
     clients/{clientId}/lessons/{lessonId}/subtitles/{locale}/{uploadId}.vtt
 """
 
-import contextlib
-import os
-import urllib.parse
 import uuid
 
 from google.cloud import firestore
 
-from ..core import firebase, tenancy
+from ..core import firebase, storage, tenancy
 from .models import MAX_LESSONS_PER_CLIENT, MAX_PLANS_PER_CLIENT
 
 LESSONS = "lessons"
@@ -24,8 +21,6 @@ PLANS = "lessonPlans"
 CATALOG = "lessonCatalog"
 STATE = "state"
 VTT_CONTENT_TYPE = "text/vtt"
-TOKEN_METADATA = "firebaseStorageDownloadTokens"
-PRODUCTION_STORAGE_HOST = "https://firebasestorage.googleapis.com"
 
 
 def lessons_collection(client_id: str):
@@ -156,36 +151,10 @@ def subtitle_path(client_id: str, lesson_id: str, locale: str) -> str:
     return f"clients/{client_id}/lessons/{lesson_id}/subtitles/{locale}/{uuid.uuid4().hex}.vtt"
 
 
-def download_url(path: str, token: str) -> str:
-    """A URL that plays in a browser: Firebase Storage's token download form, on the emulator when one runs."""
-    bucket = firebase.storage_bucket_name()
-    emulator = os.environ.get("FIREBASE_STORAGE_EMULATOR_HOST")
-    origin = f"http://{emulator}" if emulator else PRODUCTION_STORAGE_HOST
-    quoted = urllib.parse.quote(path, safe="")
-    return f"{origin}/v0/b/{bucket}/o/{quoted}?alt=media&token={token}"
-
-
 def upload_subtitle(path: str, data: bytes, locale: str) -> str:
     """Store a WebVTT file (text/vtt, inline) with a new download token; returns the token."""
-    token = str(uuid.uuid4())
-    blob = firebase.bucket().blob(path)
-    blob.metadata = {TOKEN_METADATA: token}
-    blob.content_disposition = f'inline; filename="{locale}.vtt"'
-    blob.cache_control = "public, max-age=300"
-    blob.upload_from_string(data, content_type=VTT_CONTENT_TYPE)
-    return token
+    return storage.upload(path, data, VTT_CONTENT_TYPE, filename=f"{locale}.vtt", cache_control="public, max-age=300")
 
 
-def delete_object(path: str) -> None:
-    from google.api_core import exceptions as gexc
-
-    with contextlib.suppress(gexc.NotFound):
-        firebase.bucket().blob(path).delete()
-
-
-def object_exists(path: str) -> bool:
-    return firebase.bucket().blob(path).exists()
-
-
-def read_object(path: str) -> bytes:
-    return firebase.bucket().blob(path).download_as_bytes()
+download_url = storage.download_url
+delete_object = storage.delete

@@ -51,6 +51,27 @@ def check_url(url: str) -> tuple[str, int]:
     return parts.hostname, port
 
 
+_LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".home.arpa")  # never public (RFC 6761, 6762, 8375)
+
+
+def screen(url: str) -> str:
+    """Refuse at once what can never be fetched: a bad URL, a non-public IP literal or a local-only name.
+
+    Names are resolved only when the worker fetches (they may resolve differently by then), and checked again.
+    """
+    host, _ = check_url(url)
+    name = host.lower().rstrip(".")
+    if name == "localhost" or name.endswith(_LOCAL_SUFFIXES):
+        raise UnsafeReference("a reference image URL must name a public host")
+    try:
+        literal = ipaddress.ip_address(name.strip("[]"))
+    except ValueError:
+        return url
+    if not _public(str(literal)):
+        raise UnsafeReference("a reference image URL must not point to a private, loopback or link-local address")
+    return url
+
+
 def _public(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:

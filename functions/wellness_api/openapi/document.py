@@ -36,6 +36,7 @@ APPS = (
     ("wellness_api.ai_move.routes", "app"),
     ("wellness_api.fall_risk.routes", "app"),
     ("wellness_api.content.routes", "app"),
+    ("wellness_api.media_generation.routes", "app"),
 )
 
 # Ids the platform mints or accepts (tenancy.valid_id).
@@ -53,6 +54,7 @@ PATH_PARAMS = {
     "contentId": ("The id of a content item.", None),
     "versionId": ("The id of a version of the content item.", None),
     "categoryKey": ("A content category key.", None),
+    "jobId": ("The id of a media-generation job of the client.", None),
 }
 
 TAG_DESCRIPTIONS = {
@@ -70,6 +72,9 @@ TAG_DESCRIPTIONS = {
     "Content": "Multilingual announcements, legal documents and help articles: the public reads (no credentials), "
                "the administrators' content management with versions, and the platform administrators' "
                "categories and permissions (spec 4.4).",
+    "Media generation": "AI image and video generation jobs for administrators (spec 4.9): presets, a background "
+                        "worker on Cloud Tasks, results stored in the client's media library, explicit attach; "
+                        "the same jobs on the legacy video-generation path.",
 }
 
 JSON = "application/json"

@@ -19,6 +19,7 @@ AREA_SEEDERS: list[str] = [
     "wellness_api.ai_move.demo",
     "wellness_api.fall_risk.demo",
     "wellness_api.content.demo",
+    "wellness_api.media_generation.demo",
 ]
 MODULES_ON = [f"modules.{m}=true" for m in ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")]
 

@@ -12,7 +12,7 @@ Every run signs the demo users in again (ID tokens last an hour), asks Hosting f
 token, creates one new Vital Scan session with the demo key, which spends one demo point, and starts one
 new AI Move session and one new fall-risk result (FALL_RISK_RESULT_ID, which the docs' step samples complete)
 for the demo player, and one new content item of the demo client (CONTENT_ID, which the
-docs' delete sample may delete).
+docs' delete sample may delete). The media jobs (MEDIA_*) are the demo world's own: each seed restores them.
 A failure prints one line on stderr and exits 1; stdout then stays empty.
 """
 
@@ -49,6 +49,10 @@ NAMES = (
     "CONTENT_ID",
     "CONTENT_VERSION_ID",
     "CATEGORY_KEY",
+    "MEDIA_JOB_ID",
+    "MEDIA_FAILED_JOB_ID",
+    "MEDIA_VIDEO_JOB_ID",
+    "MEDIA_FAILED_VIDEO_JOB_ID",
 )
 HEADER = ("# ID tokens and CLIENT_TOKEN expire after an hour: run eval \"$(bin/demo-env)\" again "
           "(each run also creates a new Vital Scan session, one demo point).")
@@ -164,6 +168,7 @@ def _live_lesson(client_id: str) -> str:
 def collect() -> dict[str, str]:
     """Seed the demo world and gather every variable of NAMES."""
     from ..core import config, server_keys
+    from ..media_generation import demo as media
     from . import demo
 
     base_url = config.base_url()
@@ -223,6 +228,10 @@ def collect() -> dict[str, str]:
         "CONTENT_ID": content["contentId"],
         "CONTENT_VERSION_ID": content["versionId"],
         "CATEGORY_KEY": CATEGORY_KEY,
+        "MEDIA_JOB_ID": media.AVAILABLE_IMAGE,
+        "MEDIA_FAILED_JOB_ID": media.FAILED_IMAGE,
+        "MEDIA_VIDEO_JOB_ID": media.AVAILABLE_VIDEO,
+        "MEDIA_FAILED_VIDEO_JOB_ID": media.FAILED_VIDEO,
     }
 
 

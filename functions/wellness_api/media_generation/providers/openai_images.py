@@ -8,10 +8,12 @@ trace. Any OpenAI-compatible Images endpoint works through MEDIA_IMAGE_BASE_URL.
 import base64
 import io
 
+from ..presets import LOCAL_IMAGE, LOCAL_VIDEO
 from .base import GeneratedMedia, GenerationRequest, ProviderError, dimensions
 
 # The sizes gpt-image models accept, by orientation.
 SQUARE, LANDSCAPE, PORTRAIT = "1024x1024", "1536x1024", "1024x1536"
+LOCAL_MODELS = (LOCAL_IMAGE, LOCAL_VIDEO)
 TIMEOUT_SECONDS = 120.0
 MAX_MESSAGE = 300
 
@@ -32,6 +34,10 @@ class OpenAIImageProvider:
         self.api_key, self.base_url, self.model = api_key, base_url, model
         self.timeout, self.max_retries = timeout, max_retries
 
+    def _model(self, request: GenerationRequest) -> str:
+        # A job made while the local generator was configured names a local model, which means nothing here.
+        return request.model if request.model and request.model not in LOCAL_MODELS else self.model
+
     def generate(self, request: GenerationRequest) -> GeneratedMedia:
         import openai
 
@@ -40,7 +46,7 @@ class OpenAIImageProvider:
         client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout,
                                max_retries=self.max_retries)
         try:
-            response = client.images.generate(model=request.model or self.model, prompt=request.prompt, n=1,
+            response = client.images.generate(model=self._model(request), prompt=request.prompt, n=1,
                                               size=size_for(request.resolution), output_format="png")
         except openai.APITimeoutError:
             raise ProviderError("The image provider did not answer in time.") from None
