@@ -107,6 +107,8 @@ def main() -> None:
     fall_risk.main()
     from bench import content
     content.main()
+    from bench import media_generation
+    media_generation.main()
     sys.stdout.flush()
 
 

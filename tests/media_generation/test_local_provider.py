@@ -81,3 +81,20 @@ def test_the_prompt_is_the_template_filled_on_one_line_without_empty_fragments()
     bare = presets.normalize_prompt(preset, "", {"name": "Plank"})
     assert bare == "A clear, friendly thumbnail of the exercise Plank (general)."
     assert len(presets.normalize_prompt(preset, "x" * 5000, {})) == presets.MAX_PROMPT_CHARS
+
+
+def test_a_reference_image_leads_the_pictures_colours():
+    def png(colour) -> bytes:
+        buffer = io.BytesIO()
+        Image.new("RGB", (32, 32), colour).save(buffer, format="PNG")
+        return buffer.getvalue()
+
+    def top_left(references) -> tuple:
+        request = GenerationRequest("image", "a squat", "local-image-1", "1:1", "64x64", references=references)
+        return Image.open(io.BytesIO(LocalProvider().generate(request).data)).convert("RGB").getpixel((0, 0))
+
+    plain, red, undecodable = top_left(()), top_left(((png((250, 0, 0)), "image/png"),)), \
+        top_left(((b"not an image", "image/png"),))
+    assert red[0] > plain[0] or red[0] >= 187  # three quarters of the reference's red
+    assert red[1] <= plain[1] and red != plain
+    assert undecodable == plain

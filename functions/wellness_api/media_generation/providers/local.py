@@ -32,7 +32,23 @@ def _palette(request: GenerationRequest) -> tuple[tuple[int, int, int], tuple[in
     digest = hashlib.sha256(f"{request.prompt}\x00{request.seed}".encode()).digest()
     top = tuple(60 + b % 150 for b in digest[:3])
     bottom = tuple(30 + b % 120 for b in digest[3:6])
+    tint = _reference_colour(request)
+    if tint is not None:  # an image-to-media job: the reference's average colour leads the gradient
+        top = tuple((a + 3 * b) // 4 for a, b in zip(top, tint, strict=True))
     return top, bottom, int.from_bytes(digest[6:10], "big")
+
+
+def _reference_colour(request: GenerationRequest) -> tuple[int, int, int] | None:
+    """The average colour of the first reference image, or None (no reference, or not a decodable image)."""
+    if not request.references:
+        return None
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(request.references[0][0])) as picture:
+            return picture.convert("RGB").resize((1, 1), Image.Resampling.BOX).getpixel((0, 0))
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+        return None
 
 
 def _frame(width: int, height: int, request: GenerationRequest, phase: float = 0.0):
