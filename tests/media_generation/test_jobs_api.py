@@ -477,6 +477,16 @@ def test_a_platform_administrator_gets_every_key_honoured(http, media_tenant, pl
                  400, "requestedSettings.resolution: a video is at most 1920 pixels a side.")
 
 
+@pytest.mark.xfail(strict=True, reason="README (Media generation, 'Some requests are 400 for everyone: ... a side "
+                                       "over 4,096 pixels (1,920 for videos)') but a client administrator's 3840x2160 "
+                                       "video resolution is accepted (201) with a warning; only a platform "
+                                       "administrator's is 400")
+def test_a_video_resolution_over_1920_is_400_for_a_client_administrator_too(http, media_tenant, held_tasks):
+    response = http.post(JOBS, json=with_settings(VIDEO_PRESET, resolution="3840x2160"),
+                         headers=media_tenant.admin.headers)
+    assert_error(response, 400, "requestedSettings.resolution: a video is at most 1920 pixels a side.")
+
+
 # ------------------------------------------------------------------------------------ list
 
 
@@ -528,6 +538,36 @@ def test_the_text_query_finds_the_job_id_prompt_text_target_and_model_case_insen
 ])
 def test_a_limit_outside_1_to_100_is_400(http, shared_media_tenant, limit, message):
     assert_error(http.get(url(limit=limit), headers=shared_media_tenant.admin.headers), 400, message)
+
+
+def test_the_default_page_is_20_jobs(http, media_tenant):
+    jobs = [store_job(media_tenant)["jobId"] for _ in range(21)]
+    page = listed(http, media_tenant.admin)
+    assert ids(page) == list(reversed(jobs))[:20] and page["nextStartAfter"] == jobs[1]
+    rest = listed(http, media_tenant.admin, startAfter=page["nextStartAfter"])
+    assert ids(rest) == [jobs[0]] and rest["nextStartAfter"] is None
+
+
+def test_a_query_over_200_characters_is_400(http, shared_media_tenant):
+    assert_error(http.get(url(query="q" * 201), headers=shared_media_tenant.admin.headers), 400,
+                 "Invalid field query: String should have at most 200 characters.")
+
+
+def test_paging_a_status_filter(http, media_tenant):
+    statuses = ["failed", "queued", "failed", "available", "failed", "queued"]
+    jobs = [store_job(media_tenant, status)["jobId"] for status in statuses]
+    failed = [job_id for job_id, status in reversed(list(zip(jobs, statuses, strict=True))) if status == "failed"]
+    seen, cursor = [], None
+    while True:
+        page = listed(http, media_tenant.admin, status="failed", limit=1, **({"startAfter": cursor} if cursor else {}))
+        seen += ids(page)
+        cursor = page["nextStartAfter"]
+        if cursor is None:
+            break
+    assert seen == failed
+    # A cursor may name a job of another status: the page continues after it in time.
+    after_queued = listed(http, media_tenant.admin, status="failed", startAfter=jobs[5])
+    assert ids(after_queued) == failed
 
 
 def test_the_limit_and_paging_with_start_after(http, media_tenant):

@@ -6,6 +6,7 @@ Application Default Credentials.
 """
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -22,6 +23,7 @@ COMMAND_MODULES = [
     "wellness_api.ops.commands.ai_move",
     "wellness_api.ops.commands.fall_risk",
     "wellness_api.ops.commands.content",
+    "wellness_api.ops.commands.media",
 ]
 
 EMULATOR_DEFAULTS = {
@@ -67,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _point_at(args.project)
     try:
-        document = args.handler(args)
+        # stdout is the command's JSON document alone: what the platform's code logs on the way goes to stderr.
+        with contextlib.redirect_stdout(sys.stderr):
+            document = args.handler(args)
     except CliError as exc:
         sys.stderr.write(f"platformctl: {exc}\n")
         return 1
