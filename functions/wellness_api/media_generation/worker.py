@@ -21,7 +21,7 @@ import datetime as dt
 import hashlib
 import secrets
 
-from ..core import clock, transactions
+from ..core import clock, tenancy, transactions
 from ..core import logging as log
 from . import references
 from . import repository as repo
@@ -53,7 +53,7 @@ class Task:
         if not isinstance(data, dict):
             return None
         values = [data.get("clientId"), data.get("jobId"), data.get("queueEventId")]
-        if not all(isinstance(v, str) and v for v in values):
+        if not all(isinstance(v, str) and v for v in values) or not all(map(tenancy.valid_id, values[:2])):
             return None
         return cls(*values)
 
