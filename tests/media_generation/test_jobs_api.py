@@ -238,9 +238,6 @@ def test_every_image_preset_gets_its_own_defaults(http, media_tenant, held_tasks
     assert job["normalizedPrompt"] == presets.normalize_prompt(preset, PROMPT, job["promptInput"]["context"])
 
 
-@pytest.mark.xfail(strict=True, reason="presets.normalize_prompt leaves a double full stop when context.description "
-                                       "ends with one, as the API's own example does ('A bodyweight squat.' -> "
-                                       "'... A bodyweight squat.. bright studio light, side view')")
 def test_a_description_ending_with_a_full_stop_gives_no_double_full_stop(http, media_tenant, held_tasks):
     body = image_body(promptInput=prompt(PROMPT, name="Squat", category="strength",
                                          description="A bodyweight squat."))
@@ -477,10 +474,6 @@ def test_a_platform_administrator_gets_every_key_honoured(http, media_tenant, pl
                  400, "requestedSettings.resolution: a video is at most 1920 pixels a side.")
 
 
-@pytest.mark.xfail(strict=True, reason="README (Media generation, 'Some requests are 400 for everyone: ... a side "
-                                       "over 4,096 pixels (1,920 for videos)') but a client administrator's 3840x2160 "
-                                       "video resolution is accepted (201) with a warning; only a platform "
-                                       "administrator's is 400")
 def test_a_video_resolution_over_1920_is_400_for_a_client_administrator_too(http, media_tenant, held_tasks):
     response = http.post(JOBS, json=with_settings(VIDEO_PRESET, resolution="3840x2160"),
                          headers=media_tenant.admin.headers)

@@ -88,10 +88,6 @@ def test_a_seed_alone_is_honoured_without_a_warning(seed):
     assert applied.seed == seed and applied.warnings == ()
 
 
-@pytest.mark.xfail(strict=True, reason="README (Media generation, 'Some requests are 400 for everyone: ... a side "
-                                       "over 4,096 pixels (1,920 for videos)') but policy.apply checks the video limit "
-                                       "only on the applied settings: a client's 3840x2160 video resolution is "
-                                       "ignored with a warning, a platform administrator's is 400")
 @pytest.mark.parametrize("policy_name", policy.POLICIES)
 def test_a_video_resolution_over_1920_is_400_for_everyone(policy_name):
     refused("requestedSettings.resolution: a video is at most 1920 pixels a side.", COVER, policy_name=policy_name,
@@ -176,14 +172,16 @@ def test_a_platform_administrator_may_choose_text_to_image_despite_references():
                  generationMode="text-to-image").generationMode == "text-to-image"
 
 
-@pytest.mark.xfail(strict=True, reason="policy.apply derives a resolution from an extreme aspectRatio with the "
-                                       "64-pixel floor (99:1 on a 1024 preset -> 1024x64, which is 16:1) and records "
-                                       "both, although it refuses a requested aspectRatio/resolution pair that "
-                                       "disagrees by more than 1 %")
 def test_a_derived_resolution_is_of_the_honoured_ratio():
-    applied = apply(THUMBNAIL, platform_admin=True, aspectRatio="99:1")
+    applied = apply(THUMBNAIL, platform_admin=True, aspectRatio="16:1")
     width, height = sides(applied.resolution)
-    assert abs(width / height - 99) <= policy.RATIO_TOLERANCE * 99
+    assert (width, height) == (1024, 64) and abs(width / height - 16) <= policy.RATIO_TOLERANCE * 16
+
+
+def test_a_ratio_too_narrow_for_the_presets_size_is_400():
+    # 99:1 at a 1024-pixel long side would need a side under the 64-pixel minimum.
+    refused("requestedSettings.aspectRatio 99:1 is too narrow for the preset's size (sides of 64 to 4096 pixels).",
+            THUMBNAIL, platform_admin=True, aspectRatio="99:1")
 
 
 # ------------------------------------------------------------------------------------ 400s

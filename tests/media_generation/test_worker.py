@@ -199,7 +199,7 @@ def test_a_task_for_a_job_deleted_while_queued_is_cancelled(media, monkeypatch):
 
 def test_a_task_for_a_job_id_that_names_no_document_is_cancelled(media):
     assert worker.handle({"clientId": media.client_id, "jobId": "no-such-job", "queueEventId": "e1"}) == "cancelled"
-    assert worker.handle({"clientId": media.client_id, "jobId": "a/b", "queueEventId": "e1"}) == "cancelled"
+    assert worker.handle({"clientId": media.client_id, "jobId": "a/b", "queueEventId": "e1"}) == "malformed"
 
 
 def test_a_task_of_an_earlier_execution_is_superseded(media, monkeypatch):

@@ -125,10 +125,13 @@ def _check_shape(preset: Preset, requested: RequestedSettings, has_references: b
     mode = requested.generationMode
     if mode is not None:
         if not mode.endswith(f"-to-{preset.media_type}"):
-            raise _bad(f"requestedSettings.generationMode must make a {preset.media_type}: "
+            raise _bad(f"requestedSettings.generationMode must make {_article(preset.media_type)}: "
                        f"text-to-{preset.media_type} or image-to-{preset.media_type}.")
         if mode.startswith("image-") and not has_references:
             raise _bad(f"requestedSettings.generationMode {mode} needs referenceImages.")
+    limit = models.MAX_SIDE[preset.media_type]
+    if requested.resolution and any(side > limit for side in _sides(requested.resolution)):
+        raise _bad(f"requestedSettings.resolution: {_article(preset.media_type)} is at most {limit} pixels a side.")
     if requested.aspectRatio and requested.resolution:
         width, height = _sides(requested.resolution)
         if abs(width / height - _ratio_of(requested.aspectRatio)) > RATIO_TOLERANCE * _ratio_of(requested.aspectRatio):
@@ -136,8 +139,15 @@ def _check_shape(preset: Preset, requested: RequestedSettings, has_references: b
                        f"{requested.aspectRatio}.")
 
 
+def _article(media_type: str) -> str:
+    return f"an {media_type}" if media_type[0] in "aeiou" else f"a {media_type}"
+
+
 def _check_result(preset: Preset, settings: dict) -> None:
-    limit = models.MAX_SIDE[preset.media_type]
-    if any(side > limit for side in _sides(settings["resolution"])):
-        raise _bad(f"requestedSettings.resolution: a {preset.media_type} is at most {limit} pixels a side.")
+    """The resolution a ratio was turned into must still be that ratio (a very narrow one hits the minimum side)."""
+    width, height = _sides(settings["resolution"])
+    ratio = _ratio_of(settings["aspectRatio"])
+    if abs(width / height - ratio) > RATIO_TOLERANCE * ratio:
+        raise _bad(f"requestedSettings.aspectRatio {settings['aspectRatio']} is too narrow for the preset's size "
+                   f"(sides of {models.MIN_SIDE} to {models.MAX_SIDE[preset.media_type]} pixels).")
 

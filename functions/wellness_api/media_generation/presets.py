@@ -55,6 +55,7 @@ PRESETS = {p.key: p for p in (
 )}
 
 _SPACES = re.compile(r"\s+")
+_DOUBLED_STOP = re.compile(r"([.!?])\.(?=\s|$)")
 
 
 def normalize_prompt(preset: Preset, prompt_text: str, context: dict[str, str]) -> str:
@@ -63,4 +64,5 @@ def normalize_prompt(preset: Preset, prompt_text: str, context: dict[str, str]) 
               "description": context.get("description") or "", "promptText": prompt_text or ""}
     prompt = preset.template.format(**{k: _SPACES.sub(" ", v).strip() for k, v in fields.items()})
     prompt = prompt.replace(" ()", "").replace(": .", ".").replace(" .", ".")
+    prompt = _DOUBLED_STOP.sub(r"\1", prompt)  # a description that ends with its own full stop
     return _SPACES.sub(" ", prompt).strip()[:MAX_PROMPT_CHARS]
