@@ -39,6 +39,16 @@ class CliError(Exception):
     """A failure to report as one line on stderr."""
 
 
+def existing_client(client_id: str):
+    """The client a command names; every command says the same when it does not exist."""
+    from ..core import provisioning
+
+    try:
+        return provisioning.require_client(client_id)
+    except provisioning.ProvisioningError as exc:
+        raise CliError(str(exc)) from None
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line on stderr, exit 2, as argparse does, without the usage block
         sys.stderr.write(f"platformctl: {message}\n")

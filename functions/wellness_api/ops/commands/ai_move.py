@@ -2,16 +2,7 @@
 
 import math
 
-from ..cli import CliError
-
-
-def _client(client_id: str):
-    from ...core import tenancy
-
-    client = tenancy.get_client(client_id)
-    if client is None:
-        raise CliError(f"client {client_id} not found")
-    return client
+from ..cli import CliError, existing_client
 
 
 def _spec(args):
@@ -36,7 +27,7 @@ def _spec(args):
 def exercise_create(args) -> dict:
     from ...ai_move import service
 
-    new = service.NewExercise(_client(args.client_id), _spec(args), args.library, args.exercise_id)
+    new = service.NewExercise(existing_client(args.client_id), _spec(args), args.library, args.exercise_id)
     try:
         return {"exerciseId": service.create_exercise(new)}
     except service.CatalogError as exc:
@@ -47,7 +38,7 @@ def exercise_select(args) -> dict:
     from ...ai_move import service
 
     try:
-        service.select_exercise(_client(args.client_id), args.exercise_id)
+        service.select_exercise(existing_client(args.client_id), args.exercise_id)
     except service.CatalogError as exc:
         raise CliError(str(exc)) from None
     return {"exerciseId": args.exercise_id, "selected": True}
@@ -56,7 +47,7 @@ def exercise_select(args) -> dict:
 def exercise_list(args) -> dict:
     from ...ai_move import service
 
-    return service.operator_catalog(_client(args.client_id))
+    return service.operator_catalog(existing_client(args.client_id))
 
 
 def _number(text: str) -> float:

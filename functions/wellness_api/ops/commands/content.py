@@ -1,6 +1,6 @@
 """content commands: put an item (CONTRACT section 3)."""
 
-from ..cli import CliError
+from ..cli import CliError, existing_client
 
 
 def _languages(pairs: list[str], flag: str) -> dict[str, str]:
@@ -20,13 +20,10 @@ def content_put(args) -> dict:
 
     from ...content import service
     from ...content.models import CreateContentBody
-    from ...core import tenancy
     from ...core.errors import ApiError
     from ...core.http import strict_json
 
-    client = tenancy.get_client(args.client_id)
-    if client is None:
-        raise CliError(f"client {args.client_id} not found")
+    client = existing_client(args.client_id)
     fields = {"key": args.key, "categoryKey": args.category, "title": _languages(args.title, "--title"),
               "body": _languages(args.body, "--body"), "format": args.format, "visibility": args.visibility,
               "publishAt": args.publish_at, "expiresAt": args.expires_at}

@@ -2,16 +2,13 @@
 
 import argparse
 
-from ...core import tenancy
-from ..cli import CliError
+from ..cli import CliError, existing_client
 
 
 def user_invite(args) -> dict:
     from ...identity import members
 
-    client = tenancy.get_client(args.client_id)
-    if client is None:
-        raise CliError(f"client {args.client_id} not found")
+    client = existing_client(args.client_id)
     try:
         return members.invite(client, args.email, args.role)
     except members.InviteError as exc:

@@ -1,16 +1,7 @@
 """`media presets | jobs | retry`: the generation presets, a client's jobs, and re-queueing one (a job Cloud Tasks
 gave up on stays processing with an expired lease until someone retries it)."""
 
-from ..cli import CliError
-
-
-def _client(client_id: str):
-    from ...core import tenancy
-
-    client = tenancy.get_client(client_id)
-    if client is None:
-        raise CliError(f"client {client_id} not found")
-    return client
+from ..cli import CliError, existing_client
 
 
 def media_presets(args) -> dict:
@@ -34,7 +25,7 @@ def media_jobs(args) -> dict:
     except pydantic.ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         raise CliError(f"--{first['loc'][0]}: {first['msg']}") from None
-    page = service.list_jobs(_client(args.client_id), query)
+    page = service.list_jobs(existing_client(args.client_id), query)
     keys = ("jobId", "status", "mediaType", "promptPreset", "targetEntityId", "attemptCount", "errorMessage",
             "createdAt", "updatedAt")
     return {"jobs": [{k: job[k] for k in keys} for job in page["jobs"]], "nextStartAfter": page["nextStartAfter"]}
@@ -45,7 +36,7 @@ def media_retry(args) -> dict:
     from ...media_generation import service
 
     try:
-        status, body = service.retry_job(_client(args.client_id), args.job_id)
+        status, body = service.retry_job(existing_client(args.client_id), args.job_id)
     except ApiError as exc:
         raise CliError(exc.message) from None
     return {"jobId": args.job_id, "status": body["job"]["status"], "queued": status == 200,

@@ -1,14 +1,7 @@
 """client, user and apikey commands."""
 
 from ...core import provisioning, users
-from ..cli import CliError
-
-
-def _client(client_id: str):
-    try:
-        return provisioning.require_client(client_id)
-    except provisioning.ProvisioningError as exc:
-        raise CliError(str(exc)) from None
+from ..cli import CliError, existing_client
 
 
 def client_create(args) -> dict:
@@ -28,7 +21,7 @@ def client_configure(args) -> dict:
 
 
 def user_create(args) -> dict:
-    client = _client(args.client_id)
+    client = existing_client(args.client_id)
     try:
         uid = users.create_user(client, args.email, args.password, args.role, args.display_name,
                                birth_date=args.birth_date, sex=args.sex)
@@ -38,7 +31,7 @@ def user_create(args) -> dict:
 
 
 def user_disable(args) -> dict:
-    client = _client(args.client_id)
+    client = existing_client(args.client_id)
     try:
         users.disable_user(client, args.uid)
     except users.UserError as exc:
@@ -50,7 +43,7 @@ def apikey_create(args) -> dict:
     from ...api_keys import service
     from ...core.errors import ApiError
 
-    _client(args.client_id)
+    existing_client(args.client_id)
     try:
         created = service.create_key(args.client_id, args.label or "", make_primary=False, created_by="platformctl")
     except ApiError as exc:

@@ -1,15 +1,12 @@
 """vitalscan commands: a workspace's point account, and the expiry sweep on demand."""
 
-from ..cli import CliError
+from ..cli import existing_client
 
 
 def points_show(args) -> dict:
-    from ...core import tenancy
     from ...vital_scan import service
 
-    client = tenancy.get_client(args.client_id)
-    if client is None:
-        raise CliError(f"client {args.client_id} not found")
+    client = existing_client(args.client_id)
     return service.point_account(client)
 
 
