@@ -342,7 +342,7 @@ def test_a_job_left_uploading_by_a_dead_worker_is_finished_from_its_stored_file_
     claimed = worker._claim(task, "a-dying-worker")
     result = worker._generate(claimed)
     path = repo.library_path(media.client_id, worker.asset_id_for(task), result.content_type)
-    worker._uploading(task, "a-dying-worker", claimed, result, path)
+    worker._uploading(task, "a-dying-worker", result, path)
     token = repo.store_result(path, result.data, result.content_type)
     left = read(job)
     assert left["status"] == "uploading" and left["storagePath"] == path and left["attemptCount"] == 1

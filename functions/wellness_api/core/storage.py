@@ -50,11 +50,3 @@ def delete(path: str) -> None:
 
     with contextlib.suppress(gexc.NotFound):
         firebase.bucket().blob(path).delete()
-
-
-def exists(path: str) -> bool:
-    return firebase.bucket().blob(path).exists()
-
-
-def read(path: str) -> bytes:
-    return firebase.bucket().blob(path).download_as_bytes()

@@ -36,9 +36,6 @@ class Applied:
     warnings: tuple[str, ...]
 
 
-def _bad(message: str) -> ApiError:
-    return ApiError(400, message, code="invalid_request")
-
 
 def _sides(resolution: str) -> tuple[int, int]:
     width, height = resolution.split("x")
@@ -121,21 +118,21 @@ def apply(preset: Preset, requested: RequestedSettings | None, *, has_references
 
 def _check_shape(preset: Preset, requested: RequestedSettings, has_references: bool) -> None:
     if preset.media_type == IMAGE and requested.durationSeconds is not None:
-        raise _bad("requestedSettings.durationSeconds is only for videos.")
+        raise ApiError(400, "requestedSettings.durationSeconds is only for videos.")
     mode = requested.generationMode
     if mode is not None:
         if not mode.endswith(f"-to-{preset.media_type}"):
-            raise _bad(f"requestedSettings.generationMode must make {_article(preset.media_type)}: "
+            raise ApiError(400, f"requestedSettings.generationMode must make {_article(preset.media_type)}: "
                        f"text-to-{preset.media_type} or image-to-{preset.media_type}.")
         if mode.startswith("image-") and not has_references:
-            raise _bad(f"requestedSettings.generationMode {mode} needs referenceImages.")
+            raise ApiError(400, f"requestedSettings.generationMode {mode} needs referenceImages.")
     limit = models.MAX_SIDE[preset.media_type]
     if requested.resolution and any(side > limit for side in _sides(requested.resolution)):
-        raise _bad(f"requestedSettings.resolution: {_article(preset.media_type)} is at most {limit} pixels a side.")
+        raise ApiError(400, f"requestedSettings.resolution: {_article(preset.media_type)} is at most {limit} pixels a side.")
     if requested.aspectRatio and requested.resolution:
         width, height = _sides(requested.resolution)
         if abs(width / height - _ratio_of(requested.aspectRatio)) > RATIO_TOLERANCE * _ratio_of(requested.aspectRatio):
-            raise _bad(f"requestedSettings.resolution {requested.resolution} is not "
+            raise ApiError(400, f"requestedSettings.resolution {requested.resolution} is not "
                        f"{requested.aspectRatio}.")
 
 
@@ -148,6 +145,6 @@ def _check_result(preset: Preset, settings: dict) -> None:
     width, height = _sides(settings["resolution"])
     ratio = _ratio_of(settings["aspectRatio"])
     if abs(width / height - ratio) > RATIO_TOLERANCE * ratio:
-        raise _bad(f"requestedSettings.aspectRatio {settings['aspectRatio']} is too narrow for the preset's size "
+        raise ApiError(400, f"requestedSettings.aspectRatio {settings['aspectRatio']} is too narrow for the preset's size "
                    f"(sides of {models.MIN_SIDE} to {models.MAX_SIDE[preset.media_type]} pixels).")
 

@@ -42,9 +42,6 @@ CONTENTION = ApiError(503, "The job is being changed by another request; retry s
 MAX_SCANNED = 2000  # jobs one text-search page examines at most
 
 
-def _bad(message: str) -> ApiError:
-    return ApiError(400, message, code="invalid_request")
-
 
 # ------------------------------------------------------------------------------------ who may call
 
@@ -113,10 +110,10 @@ def new_job(client: Client, principal: Principal, body: CreateJobBody, job_id: s
     """A queued job as stored, checked and with its settings applied (not saved)."""
     preset = presets.PRESETS[body.promptPreset]
     if body.mediaType != preset.media_type:
-        raise _bad(f"promptPreset {preset.key} makes {preset.media_type}s; mediaType must be {preset.media_type}.")
+        raise ApiError(400, f"promptPreset {preset.key} makes {preset.media_type}s; mediaType must be {preset.media_type}.")
     context = body.promptInput.context.model_dump(exclude_none=True)
     if not body.promptInput.promptText.strip() and not (context.get("name") or "").strip():
-        raise _bad("promptInput needs promptText or context.name.")
+        raise ApiError(400, "promptInput needs promptText or context.name.")
     applied = policy.apply(
         preset, body.requestedSettings, has_references=bool(body.referenceImages),
         platform_admin=principal.platform_admin, policy=client.setting(POLICY_SETTING) or policy.STANDARD,
@@ -183,10 +180,10 @@ def list_jobs(client: Client, query: JobsQuery) -> dict:
     """Newest first. A text query examines at most MAX_SCANNED jobs per page; nextStartAfter continues after the
     last one examined, so a search over a long history is paged, never cut short silently."""
     if query.startAfter is not None and not tenancy.valid_id(query.startAfter):
-        raise _bad(INVALID_CURSOR)
+        raise ApiError(400, INVALID_CURSOR)
     stream = repo.job_pages(client.client_id, query.status, query.startAfter)
     if stream is None:
-        raise _bad(INVALID_CURSOR)
+        raise ApiError(400, INVALID_CURSOR)
     needle = (query.query or "").strip().casefold()
     found: list[dict] = []
     last_seen = None

@@ -129,9 +129,8 @@ def _run(task: Task, lease_id: str, job: dict) -> str:
             _fail(task, lease_id, str(exc))
             return "failed"
         path = repo.library_path(task.client_id, asset_id_for(task), media.content_type)
-        _uploading(task, lease_id, job, media, path)
+        _uploading(task, lease_id, media, path)
         token = repo.store_result(path, media.data, media.content_type)
-        job = {**job, **_result_fields(media, path)}
     _finish(task, lease_id, job, path, token)
     return "available"
 
@@ -157,7 +156,7 @@ def _result_fields(media: GeneratedMedia, path: str) -> dict:
             "resultBytes": len(media.data)}
 
 
-def _uploading(task: Task, lease_id: str, job: dict, media: GeneratedMedia, path: str) -> None:
+def _uploading(task: Task, lease_id: str, media: GeneratedMedia, path: str) -> None:
     def attempt() -> None:
         seen = _own(task, lease_id, RUNNING)
         repo.update_job(task.client_id, task.job_id, seen,
