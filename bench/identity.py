@@ -86,7 +86,7 @@ def timing(ct, pw: dict) -> None:
 
 
 def counters() -> None:
-    from wellness_api.identity import ratelimit
+    from wellness_api.core import ratelimit
 
     print("\n== identity: rate-limit counters under 40 concurrent hits on one client's limit")
     print(f"{'limit/min':>9} {'shards':>6} {'allowed':>7} {'refused':>7} {'wall ms':>8}")

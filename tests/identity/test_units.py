@@ -5,9 +5,9 @@ import datetime as dt
 import flask
 import pytest
 
-from wellness_api.core import tenancy, users
+from wellness_api.core import ratelimit, tenancy, users
 from wellness_api.core.http import BodyError
-from wellness_api.identity import members, models, origin, ratelimit, toolkit
+from wellness_api.identity import members, models, origin, toolkit
 from wellness_api.identity.custom_token import external_uid
 
 

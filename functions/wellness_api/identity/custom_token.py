@@ -22,11 +22,11 @@ import time
 
 import flask
 
-from ..core import clock, server_keys, settings, tenancy, users
+from ..core import clock, ratelimit, server_keys, settings, tenancy, users
 from ..core import logging as log
 from ..core.errors import ApiError
 from ..core.tenancy import USER_ACTIVE, Client
-from . import members, ratelimit, toolkit
+from . import members, toolkit
 from . import repository as repo
 from .models import PasswordGrant
 

@@ -8,10 +8,10 @@ caller (IP address) and client: auth.guestAttemptsPerMinute.
 
 import secrets
 
-from ..core import users
+from ..core import ratelimit, users
 from ..core.errors import ApiError
 from ..core.tenancy import ROLE_GUEST
-from . import origin, ratelimit
+from . import origin
 from . import repository as repo
 
 GUEST_UID_PREFIX = "guest_"

@@ -25,7 +25,7 @@ import random
 
 from google.cloud import firestore
 
-from ..core import clock, firebase
+from . import clock, firebase
 
 COLLECTION = "rateLimits"
 # Hits per minute one counter document takes comfortably (Firestore's guidance is ~1 sustained
