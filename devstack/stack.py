@@ -639,12 +639,14 @@ def cmd_probe(args):
 
 
 # Secrets the functions declare. Without a value here the Functions emulator asks Secret Manager for them, which
-# is unreachable offline. The media vendors' keys get a placeholder: their providers stay "local" unless the
-# MEDIA_*_PROVIDER parameters choose a vendor, and then the real key goes here (README, Media generation).
+# is unreachable offline. The media vendors' keys and the LLM's get a placeholder: their providers stay local unless
+# the MEDIA_*_PROVIDER parameters choose a vendor or LLM_BASE_URL and LLM_MODEL name a server, and then the real key
+# goes here (README, Media generation and AI assistant).
 LOCAL_SECRETS = {
     "CLIENT_JWT_SECRET": lambda: os.urandom(32).hex(),
     "MEDIA_IMAGE_API_KEY": lambda: "not-configured",
     "MEDIA_VIDEO_API_KEY": lambda: "not-configured",
+    "LLM_API_KEY": lambda: "not-configured",
 }
 
 

@@ -90,6 +90,16 @@ def mediageneration(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
+# The wellness chat and the OpenAI-compatible proxy stream answers for as long as the model takes (minutes at most).
+@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=300, secrets=[config.LLM_API_KEY])
+def assistant(req: https_fn.Request) -> https_fn.Response:
+    from wellness_api.assistant.routes import app_for
+    from wellness_api.core.http import dispatch
+
+    # Two apps, one per error envelope: the chat ({error}) and /api/openai/ (OpenAI's format).
+    return dispatch(app_for(req.path), req)
+
+
 # The worker of media-generation jobs (media_generation/worker.py). Its timeout matches the tasks' dispatch
 # deadline (media_generation/queue.py): a vendor's video may take minutes. Failed deliveries come back with
 # backoff; a job whose worker died is taken over once its lease runs out.

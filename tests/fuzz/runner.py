@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     codes = [
         run_pass("demo admin, every operation", env, env["ADMIN_ID_TOKEN"], admin_budget, []),
         run_pass("demo player, member operations", env, env["PLAYER_ID_TOKEN"], max(10, args.max_time - admin_budget),
-                 ["--include-tag-regex", "^(Lessons|API keys|Identity|Fall risk|Media generation)$"]),
+                 ["--include-tag-regex",
+                  "^(Lessons|API keys|Identity|Fall risk|Media generation|AI assistant|OpenAI-compatible proxy)$"]),
     ]
     return 0 if all(code == 0 for code in codes) else 1
 

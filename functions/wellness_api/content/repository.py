@@ -107,6 +107,16 @@ def _published_with_keys(owner: str, keys: list[str], shared_only: bool) -> list
     return [snap.to_dict() for snap in query.limit(MAX_MATCHES).stream()]
 
 
+def published_in_category(owner: str, category_key: str, shared_only: bool, limit: int) -> list[dict[str, Any]]:
+    query = (firebase.db().collection(ITEMS)
+             .where(filter=firestore.FieldFilter("ownerClientId", "==", owner))
+             .where(filter=firestore.FieldFilter("status", "==", PUBLISHED))
+             .where(filter=firestore.FieldFilter("categoryKey", "==", category_key)))
+    if shared_only:
+        query = query.where(filter=firestore.FieldFilter("visibility", "==", SHARED))
+    return [snap.to_dict() for snap in query.limit(limit).stream()]
+
+
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="content-lookup")
 
 

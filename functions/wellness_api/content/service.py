@@ -177,6 +177,19 @@ def visible_by_keys(who: Reader, keys: list[str]) -> dict[str, list[dict]]:
     return found
 
 
+MAX_CATEGORY_ITEMS = 50
+
+
+def visible_in_category(who: Reader, category_key: str) -> list[dict]:
+    """The client's active items of a category, then the operator's shared ones where permitted (stored form)."""
+    own = repo.published_in_category(who.client_id, category_key, False, MAX_CATEGORY_ITEMS)
+    operator = None if who.is_operator else operator_id()
+    shared = repo.published_in_category(operator, category_key, True, MAX_CATEGORY_ITEMS) \
+        if operator and who.sees_shared(category_key) else []
+    now = clock.now()
+    return [item for item in (*own, *shared) if models.is_active(item, now)]
+
+
 def public_by_id(content_id: str) -> dict[str, Any]:
     """An active item by id, whoever asks (it backs the public page)."""
     item = repo.get_item(content_id) if tenancy.valid_id(content_id) else None

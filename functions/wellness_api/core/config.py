@@ -41,6 +41,15 @@ MEDIA_VIDEO_MODEL = params.StringParam("MEDIA_VIDEO_MODEL", default="gen4.5",
                                                    "or veo3.1_fast.")
 MEDIA_VIDEO_API_KEY = params.SecretParam("MEDIA_VIDEO_API_KEY")
 
+# The assistant's LLM: any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp server) through the official openai
+# SDK. With LLM_BASE_URL or LLM_MODEL empty (the default) the local assistant answers, as model `local`.
+LLM_BASE_URL = params.StringParam("LLM_BASE_URL", default="",
+                                  description="Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1; "
+                                              "empty: the local assistant.")
+LLM_MODEL = params.StringParam("LLM_MODEL", default="",
+                               description="The model of the wellness chat and the proxy's default model.")
+LLM_API_KEY = params.SecretParam("LLM_API_KEY")
+
 
 def project_id() -> str:
     return (

@@ -55,6 +55,19 @@ def nested_envelope(err: ApiError, request_id: str) -> dict[str, Any]:
     return {"error": body, **err.extra}
 
 
+# OpenAI's error types by status (and the one code with a type of its own): the openai SDK raises its exception
+# class by status, and callers read `type`.
+_OPENAI_TYPES = {401: "authentication_error", 403: "permission_error", 429: "rate_limit_error"}
+INSUFFICIENT_QUOTA = "insufficient_quota"
+
+
+def openai_envelope(err: ApiError, request_id: str) -> dict[str, Any]:
+    """{error: {message, type, param, code}}: OpenAI's format, for the OpenAI-compatible proxy."""
+    kind = INSUFFICIENT_QUOTA if err.code == INSUFFICIENT_QUOTA else _OPENAI_TYPES.get(err.status) or (
+        "server_error" if err.status >= 500 else "invalid_request_error")
+    return {"error": {"message": err.message, "type": kind, "param": getattr(err, "field", None), "code": err.code}}
+
+
 # Messages used by more than one area, written once.
 FIELD_IS_REQUIRED = "{field} is required."
 MALFORMED_JSON = "Request body must be a JSON object."

@@ -20,7 +20,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import logging as log
-from .errors import Envelope, coded_envelope, nested_envelope, plain_envelope
+from .errors import Envelope, coded_envelope, nested_envelope, openai_envelope, plain_envelope
 
 # ------------------------------------------------------------------------------ security schemes
 
@@ -60,7 +60,8 @@ SAMPLE_PATH_VALUES = {"clientId": "CLIENT_ID", "keyId": "KEY_ID", "lessonId": "L
                       "sessionId": "AI_MOVE_SESSION_ID", "fallRiskResultId": "FALL_RISK_RESULT_ID",
                       "key": "CONTENT_KEY", "contentId": "CONTENT_ID",
                       "versionId": "CONTENT_VERSION_ID", "categoryKey": "CATEGORY_KEY",
-                      "keys": "CONTENT_KEYS", "jobId": "MEDIA_JOB_ID"}
+                      "keys": "CONTENT_KEYS", "jobId": "MEDIA_JOB_ID",
+                      "conversationId": "CONVERSATION_ID"}
 
 # ------------------------------------------------------------------------------ headers
 
@@ -116,8 +117,23 @@ class NestedError(Closed):
     error: NestedErrorBody
 
 
+class OpenAIErrorBody(Closed):
+    message: str
+    type: str = Field(description="invalid_request_error, authentication_error, permission_error, rate_limit_error, "
+                                  "insufficient_quota or server_error.")
+    param: str | None = Field(description="The request field at fault, where there is one.")
+    code: str | None = Field(description="Stable machine-readable code, where there is one.")
+
+
+class OpenAIError(Closed):
+    """`{error: {message, type, param, code}}`: OpenAI's format (the OpenAI-compatible proxy)."""
+
+    error: OpenAIErrorBody
+
+
 ENVELOPE_MODELS: dict[Envelope, type[BaseModel]] = {
     plain_envelope: PlainError, coded_envelope: CodedError, nested_envelope: NestedError,
+    openai_envelope: OpenAIError,
 }
 
 
@@ -166,6 +182,7 @@ class Operation:
     sample_values: dict[str, str]  # path parameter -> the demo-env variable its curl example uses, where not the usual
     envelope: type[BaseModel]
     oversized_status: int
+    events: str | None = None  # the success answer is (or, with a JSON model too, may be) a text/event-stream
 
     @property
     def path_params(self) -> list[str]:
@@ -208,7 +225,8 @@ class Api:
               example: dict[str, Any] | None = None, query: type[BaseModel] | None = None,
               responses: dict[int, type[BaseModel] | None], errors: Iterable[Error] = (),
               response_headers: Iterable[str] = (), sample_as: str | None = None,
-              sample_headers: Iterable[str] = (), sample_values: dict[str, str] | None = None) -> Callable:
+              sample_headers: Iterable[str] = (), sample_values: dict[str, str] | None = None,
+              events: str | None = None) -> Callable:
         operation = Operation(
             method=method.upper(), rule=rule, path=openapi_path(rule), operation_id=operation_id,
             summary=summary, description=description, tag=self.tag, security=tuple(security), body=body, form=form,
@@ -216,7 +234,7 @@ class Api:
             response_headers=(*self.response_headers, *response_headers), sample_as=sample_as,
             sample_headers=tuple(sample_headers), sample_values=dict(sample_values or {}),
             envelope=ENVELOPE_MODELS[self.app.extensions["envelope"]],
-            oversized_status=self.app.extensions.get("oversized_status", 413),
+            oversized_status=self.app.extensions.get("oversized_status", 413), events=events,
         )
 
         def register(view: Callable) -> Callable:
@@ -246,7 +264,8 @@ class Api:
 def _checked(view: Callable, operation: Operation) -> Callable:
     def checked_view(**kwargs):
         response = flask.current_app.make_response(view(**kwargs))
-        if checking_responses():
+        # A stream is not read here: that would buffer it (its events are tested where they are made).
+        if checking_responses() and not response.is_streamed:
             check_response(operation, response.status_code, response.get_data())
         return response
 

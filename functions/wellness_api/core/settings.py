@@ -23,6 +23,7 @@ class Setting:
     description: str
     choices: tuple[str, ...] = ()
     minimum: int | None = None
+    name_chars: str = " ._-"  # what a "list" item may hold besides letters and digits
 
     def parse(self, text: str) -> Any:
         return _PARSERS[self.kind](self, text.strip())
@@ -70,8 +71,9 @@ def _parse_list(setting: Setting, text: str) -> list[str]:
     """Comma-separated names, trimmed, in the order given, without duplicates or empty items."""
     items = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
     for item in items:
-        if len(item) > 40 or not all(c.isalnum() or c in " _.-" for c in item):
-            raise SettingError(f"{setting.key}: {item!r} is not a name (letters, digits, spaces, '.', '_', '-'; at most 40)")
+        if len(item) > 40 or not all(c.isalnum() or c in setting.name_chars for c in item):
+            allowed = ", ".join("spaces" if c == " " else f"'{c}'" for c in setting.name_chars)
+            raise SettingError(f"{setting.key}: {item!r} is not a name (letters, digits, {allowed}; at most 40)")
     if len(items) > 20:
         raise SettingError(f"{setting.key} holds at most 20 names")
     return items
@@ -120,6 +122,14 @@ SETTINGS: dict[str, Setting] = {
                 "Which requestedSettings of media-generation jobs the client's administrators may change: standard "
                 "(the preset's settings; only seed) or flexible (also aspectRatio and a video's durationSeconds).",
                 choices=("standard", "flexible")),
+        Setting("wellnessChat.requestsPerMinute", "int", 20,
+                "Wellness-chat and /api/openai/ requests per minute per user.", minimum=1),
+        Setting("wellnessChat.monthlyTokenBudget", "int", 2_000_000,
+                "Tokens (prompt and completion) the client's users may use per calendar month (UTC) in the wellness "
+                "chat and the /api/openai/ proxy together; 0 refuses every request.", minimum=0),
+        Setting("wellnessChat.models", "list", [],
+                "Comma-separated models the /api/openai/ proxy accepts for the client; empty: the platform's "
+                "configured model only (local when no LLM is configured).", name_chars="._-:/"),
         Setting("lessons.membershipTiers", "list", [],
                 "Comma-separated membership tiers offered in the B2B lesson catalog (allTiers), in display order."),
     ]

@@ -37,6 +37,8 @@ APPS = (
     ("wellness_api.fall_risk.routes", "app"),
     ("wellness_api.content.routes", "app"),
     ("wellness_api.media_generation.routes", "app"),
+    ("wellness_api.assistant.routes", "app"),
+    ("wellness_api.assistant.routes", "proxy_app"),
 )
 
 # Ids the platform mints or accepts (tenancy.valid_id).
@@ -55,6 +57,7 @@ PATH_PARAMS = {
     "versionId": ("The id of a version of the content item.", None),
     "categoryKey": ("A content category key.", None),
     "jobId": ("The id of a media-generation job of the client.", None),
+    "conversationId": ("The id of one of the caller's wellness-chat conversations.", None),
 }
 
 TAG_DESCRIPTIONS = {
@@ -75,6 +78,11 @@ TAG_DESCRIPTIONS = {
     "Media generation": "AI image and video generation jobs for administrators (spec 4.9): presets, a background "
                         "worker on Cloud Tasks, results stored in the client's media library, explicit attach; "
                         "the same jobs on the legacy video-generation path.",
+    "AI assistant": "The streaming wellness chat (spec 4.5): Server-Sent Events, tools that read the caller's own "
+                    "data, guidance not diagnosis; and the caller's saved conversations.",
+    "OpenAI-compatible proxy": "OpenAI's chat-completions (streamed or not), embeddings and models APIs for signed-in "
+                               "users, with the platform's provider key, a per-client model allow-list and the same "
+                               "budgets and usage records as the chat (spec 4.5).",
 }
 
 JSON = "application/json"
@@ -148,6 +156,9 @@ def _tidy(node: Any) -> Any:
 # ------------------------------------------------------------------------------ operations
 
 
+EVENT_STREAM = "text/event-stream"
+
+
 def _operation(op: Operation, refs) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "operationId": op.operation_id,
@@ -211,6 +222,9 @@ def _responses(op: Operation, refs) -> dict[str, Any]:
         }
         if model is not None:
             answer["content"] = {JSON: {"schema": refs[(model, "serialization")]}}
+        if op.events and status == min(op.responses):
+            answer["description"] = op.events
+            answer.setdefault("content", {})[EVENT_STREAM] = {"schema": {"type": "string"}}
         out[str(status)] = answer
     for err in _errors(op):
         base = refs[(err.model or op.envelope, "serialization")]
@@ -227,7 +241,7 @@ def _with_codes(base: dict[str, str], envelope: type[BaseModel], codes: tuple[st
     if not named:
         return base
     enum = {"type": "string", "enum": named}
-    if envelope is openapi.NestedError:
+    if envelope in (openapi.NestedError, openapi.OpenAIError):
         inner: dict[str, Any] = {"properties": {"code": enum}}
         if openapi.NO_CODE not in codes:
             inner["required"] = ["code"]

@@ -20,6 +20,8 @@ AREA_SEEDERS: list[str] = [
     "wellness_api.fall_risk.demo",
     "wellness_api.content.demo",
     "wellness_api.media_generation.demo",
+    "wellness_api.vital_scan.demo",
+    "wellness_api.assistant.demo",
 ]
 MODULES_ON = [f"modules.{m}=true" for m in ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")]
 

@@ -12,7 +12,8 @@ Every run signs the demo users in again (ID tokens last an hour), asks Hosting f
 token, creates one new Vital Scan session with the demo key, which spends one demo point, and starts one
 new AI Move session and one new fall-risk result (FALL_RISK_RESULT_ID, which the docs' step samples complete)
 for the demo player, and one new content item of the demo client (CONTENT_ID, which the
-docs' delete sample may delete). The media jobs (MEDIA_*) are the demo world's own: each seed restores them.
+docs' delete sample may delete). The media jobs (MEDIA_*) and the demo player's conversation
+(CONVERSATION_ID) are the demo world's own: each seed restores them.
 A failure prints one line on stderr and exits 1; stdout then stays empty.
 """
 
@@ -53,6 +54,7 @@ NAMES = (
     "MEDIA_FAILED_JOB_ID",
     "MEDIA_VIDEO_JOB_ID",
     "MEDIA_FAILED_VIDEO_JOB_ID",
+    "CONVERSATION_ID",
 )
 HEADER = ("# ID tokens and CLIENT_TOKEN expire after an hour: run eval \"$(bin/demo-env)\" again "
           "(each run also creates a new Vital Scan session, one demo point).")
@@ -167,6 +169,7 @@ def _live_lesson(client_id: str) -> str:
 
 def collect() -> dict[str, str]:
     """Seed the demo world and gather every variable of NAMES."""
+    from ..assistant import demo as assistant
     from ..core import config, server_keys
     from ..media_generation import demo as media
     from . import demo
@@ -232,6 +235,7 @@ def collect() -> dict[str, str]:
         "MEDIA_FAILED_JOB_ID": media.FAILED_IMAGE,
         "MEDIA_VIDEO_JOB_ID": media.AVAILABLE_VIDEO,
         "MEDIA_FAILED_VIDEO_JOB_ID": media.FAILED_VIDEO,
+        "CONVERSATION_ID": assistant.CONVERSATION_ID,
     }
 
 

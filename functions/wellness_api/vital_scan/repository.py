@@ -15,7 +15,7 @@ from google.cloud import firestore
 
 from ..core import firebase, tenancy
 from . import points, ratelimit
-from .models import UNFINISHED
+from .models import COMPLETED, UNFINISHED
 
 SESSIONS = "vitalScanSessions"
 POINTS = "vitalScanPoints"
@@ -268,3 +268,12 @@ def expire_if_unchanged(snap) -> bool:
     except (gexc.FailedPrecondition, gexc.NotFound):
         return False
     return True
+
+
+def latest_completed(client_id: str, user_id: str) -> dict | None:
+    """The user's most recently completed session of the workspace; index (userId, status, completedAt desc)."""
+    query = (tenancy.client_ref(client_id).collection(SESSIONS)
+             .where(filter=firestore.FieldFilter("userId", "==", user_id))
+             .where(filter=firestore.FieldFilter("status", "==", COMPLETED))
+             .order_by("completedAt", direction=firestore.Query.DESCENDING).limit(5))
+    return next((data for data in (snap.to_dict() for snap in query.stream()) if not data.get("deleted")), None)

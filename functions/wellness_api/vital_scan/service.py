@@ -365,3 +365,9 @@ def point_account(client: tenancy.Client, now: dt.datetime | None = None) -> dic
         "remaining": points.remaining_in(granted, spent),
         "resetsAt": clock.iso(cycle.resets_at),
     }
+
+
+def latest_metrics(client_id: str, user_id: str) -> tuple[dt.datetime, dict] | None:
+    """(completedAt, metrics) of the user's latest completed scan in the workspace, or None."""
+    data = repo.latest_completed(client_id, user_id)
+    return (data["completedAt"], data.get("metrics") or {}) if data else None

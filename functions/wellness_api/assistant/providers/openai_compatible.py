@@ -1,0 +1,82 @@
+"""Any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp server) through the official openai SDK.
+
+Bodies go out as they are and answers come back as bytes (the SDK's raw response), so a streamed answer is
+relayed chunk by chunk as it arrives and fields the SDK does not know survive the round trip.
+"""
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import openai
+
+from .base import StreamCut, UpstreamError
+
+# Connecting should be quick; a long answer may take minutes between its first and last token, but a read that
+# waits longer than READ_TIMEOUT_S for the next chunk is a stalled stream.
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 120.0
+
+
+class _RawStream:
+    def __init__(self, response: httpx.Response):
+        self._response = response
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield from self._response.iter_raw()
+        except httpx.HTTPError as exc:
+            raise StreamCut(f"{type(exc).__name__}: {exc}") from None
+
+    def close(self) -> None:
+        # Closing the response closes its connection: the server sees the request cancelled.
+        self._response.close()
+
+
+def _error(exc: openai.APIError) -> UpstreamError:
+    if isinstance(exc, openai.APIStatusError):
+        try:
+            body = exc.response.json()
+        except ValueError:
+            body = None
+        detail = body.get("error") if isinstance(body, dict) else None
+        message = detail.get("message") if isinstance(detail, dict) else None
+        return UpstreamError(exc.status_code, str(message or exc.message)[:500], body if isinstance(body, dict) else None,
+                             exc.response.headers.get("retry-after"))
+    if isinstance(exc, openai.APITimeoutError):
+        return UpstreamError(0, "the model provider did not answer in time")
+    return UpstreamError(0, f"the model provider could not be reached ({type(exc).__name__})")
+
+
+class OpenAICompatibleModel:
+    def __init__(self, base_url: str, api_key: str, model: str):
+        self.name = model
+        # No SDK retries: a retried stream would start over behind the caller's back; the caller decides.
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0,
+                                     timeout=httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
+
+    def _post(self, path: str, body: dict[str, Any], *, stream: bool) -> httpx.Response:
+        try:
+            return self._client.post(path, cast_to=httpx.Response, body=body, stream=stream)
+        except openai.APIError as exc:
+            raise _error(exc) from None
+
+    def open_stream(self, body: dict[str, Any]) -> _RawStream:
+        return _RawStream(self._post("/chat/completions", body, stream=True))
+
+    def _json(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = self._post(path, body, stream=False)
+        try:
+            answer = response.json()
+        except ValueError:
+            raise UpstreamError(response.status_code, "the model provider answered with something else than JSON") \
+                from None
+        if not isinstance(answer, dict):
+            raise UpstreamError(response.status_code, "the model provider answered with something else than an object")
+        return answer
+
+    def complete(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self._json("/chat/completions", body)
+
+    def embed(self, body: dict[str, Any]) -> dict[str, Any]:
+        return self._json("/embeddings", body)

@@ -1,0 +1,184 @@
+"""The OpenAI-compatible proxy: chat completions (streamed or not), embeddings and the model list, for signed-in
+members of a client with the wellness chat on.
+
+The caller's body goes to the provider as it is, with the platform's key (the caller's credential is their ID
+token, never forwarded). A streamed answer is relayed event by event, each the moment it is complete; the final
+usage chunk is always requested (stream_options.include_usage) so that usage is metered, and it is passed on only
+when the caller asked for it. Every request records its usage, estimated when the provider gave none.
+"""
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import flask
+
+from ..core import clock
+from ..core import logging as log
+from ..core.errors import ApiError
+from ..core.tenancy import Client
+from . import metering, sse, tokens
+from . import repository as repo
+from .providers import registry
+from .providers.base import ChatModel, Stream, StreamCut, UpstreamError
+
+OWNER = "wellness-platform"
+BUSY = "The model provider is busy; retry shortly."
+UNAVAILABLE = "The model provider failed to answer; retry shortly."
+CUT_OFF = "The model's stream was cut off."
+# Statuses of the provider that judge the caller's own request (a bad parameter, a context too long): passed on.
+CALLER_FAULTS = (400, 404, 413, 422)
+
+
+def model_not_found(name: str) -> ApiError:
+    return ApiError(404, f"The model `{name}` does not exist or you do not have access to it.",
+                    code="model_not_found")
+
+
+def allowed_models(client: Client) -> list[str]:
+    """The client's allow-list (wellnessChat.models), or the platform's model; only models a provider serves."""
+    names = client.setting("wellnessChat.models") or [registry.default_model()]
+    return [name for name in names if registry.model_for(name) is not None]
+
+
+def model_for(client: Client, name: str) -> ChatModel:
+    if name not in (client.setting("wellnessChat.models") or [registry.default_model()]):
+        raise model_not_found(name)
+    model = registry.model_for(name)
+    if model is None:
+        raise model_not_found(name)
+    return model
+
+
+def models_list(client: Client) -> dict[str, Any]:
+    return {"object": "list", "data": [{"id": name, "object": "model", "created": 0, "owned_by": OWNER}
+                                       for name in allowed_models(client)]}
+
+
+def provider_failure(exc: UpstreamError) -> ApiError | flask.Response:
+    """The caller's answer to a provider refusal: its own request's faults as the provider worded them."""
+    if exc.status in CALLER_FAULTS:
+        if exc.body is not None and isinstance(exc.body.get("error"), dict):
+            response = flask.jsonify(exc.body)
+            response.status_code = exc.status
+            return response
+        return ApiError(exc.status, exc.message)
+    if exc.status == 429:
+        return ApiError(503, BUSY, headers={"Retry-After": exc.retry_after} if exc.retry_after else None)
+    log.error(f"assistant proxy upstream failed: status {exc.status}: {exc.message}")
+    return ApiError(502, UNAVAILABLE)
+
+
+def _answer(exc: UpstreamError) -> flask.Response:
+    failure = provider_failure(exc)
+    if isinstance(failure, ApiError):
+        raise failure
+    return failure
+
+
+def _reported(answer: dict[str, Any]) -> dict | None:
+    usage = answer.get("usage")
+    return usage if isinstance(usage, dict) else None
+
+
+def _record(client: Client, uid: str, request_id: str, kind: str, model: str, usage: metering.Usage,
+            outcome: str) -> None:
+    now = clock.now()
+    try:
+        repo.record_usage(client.client_id, usage.record(request_id, uid, kind, model, outcome, now), now)
+    except Exception as exc:  # noqa: BLE001 - the answer is already given; the failure is logged for the operator
+        log.error(f"assistant proxy usage not recorded: {type(exc).__name__}: {exc}", requestId=request_id)
+
+
+def complete(client: Client, uid: str, request_id: str, model: ChatModel, body: dict[str, Any]) -> flask.Response | dict:
+    try:
+        answer = model.complete(body)
+    except UpstreamError as exc:
+        return _answer(exc)
+    usage = metering.Usage()
+    message_text = json.dumps([c.get("message") for c in answer.get("choices") or [] if isinstance(c, dict)],
+                              ensure_ascii=False)
+    usage.add(_reported(answer), tokens.estimate_messages(body["messages"], body.get("tools")),
+              tokens.estimate(message_text))
+    _record(client, uid, request_id, "proxy.chat", model.name, usage, "completed")
+    return answer
+
+
+def embed(client: Client, uid: str, request_id: str, model: ChatModel, body: dict[str, Any]) -> flask.Response | dict:
+    try:
+        answer = model.embed(body)
+    except UpstreamError as exc:
+        return _answer(exc)
+    usage = metering.Usage()
+    text = body["input"] if isinstance(body["input"], str) else json.dumps(body["input"], ensure_ascii=False)
+    reported = _reported(answer)
+    usage.add({"completion_tokens": 0, **reported} if reported else None, tokens.estimate(text), 0)
+    _record(client, uid, request_id, "proxy.embeddings", model.name, usage, "completed")
+    return answer
+
+
+def open_stream(model: ChatModel, body: dict[str, Any]) -> tuple[Stream, bool] | flask.Response:
+    """Open the provider's stream before the response starts (a refusal is the request's error status)."""
+    options = body.get("stream_options") if isinstance(body.get("stream_options"), dict) else {}
+    wants_usage = options.get("include_usage") is True
+    try:
+        stream = model.open_stream({**body, "stream_options": {**options, "include_usage": True}})
+    except UpstreamError as exc:
+        return _answer(exc)
+    return stream, wants_usage
+
+
+def relay(client: Client, uid: str, request_id: str, body: dict[str, Any], model: ChatModel, stream: Stream,
+          wants_usage: bool) -> Iterator[bytes]:
+    """The provider's events as they complete; usage recorded at the end, however the stream ended."""
+    splitter = sse.EventSplitter()
+    reported: dict | None = None
+    produced: list[str] = []
+    outcome = "cancelled"  # a generator closed before its end: the caller went away
+    started = time.perf_counter()
+    try:
+        try:
+            for chunk in stream:
+                for raw in splitter.feed(chunk):
+                    data = sse.data_of(raw)
+                    payload = _payload(data)
+                    if payload is not None:
+                        if isinstance(payload.get("usage"), dict):
+                            reported = payload["usage"]
+                            if not payload.get("choices") and not wants_usage:
+                                continue
+                        for choice in payload.get("choices") or []:
+                            delta = choice.get("delta") if isinstance(choice, dict) else None
+                            if isinstance(delta, dict):
+                                produced.append(str(delta.get("content") or ""))
+                                produced.extend(json.dumps(call, ensure_ascii=False)
+                                                for call in delta.get("tool_calls") or [])
+                    yield raw
+            rest = splitter.rest()
+            if rest:
+                yield rest
+            outcome = "completed"
+        except (StreamCut, ValueError) as exc:
+            log.warning(f"assistant proxy stream cut: {exc}", requestId=request_id)
+            outcome = "cut"
+            yield sse.data_event({"error": {"message": CUT_OFF, "type": "server_error", "param": None, "code": None}})
+    finally:
+        stream.close()
+        usage = metering.Usage()
+        usage.add(reported, tokens.estimate_messages(body["messages"], body.get("tools")),
+                  tokens.estimate("".join(produced)))
+        _record(client, uid, request_id, "proxy.chat", model.name, usage, outcome)
+        log.info("assistant proxy stream", requestId=request_id, clientId=client.client_id, outcome=outcome,
+                 promptTokens=usage.prompt_tokens, completionTokens=usage.completion_tokens,
+                 estimated=usage.estimated, durationMs=round((time.perf_counter() - started) * 1000, 2))
+
+
+def _payload(data: str | None) -> dict[str, Any] | None:
+    if data is None or data.strip() == sse.DONE:
+        return None
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        return None
+    return payload if isinstance(payload, dict) else None

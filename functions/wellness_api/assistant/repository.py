@@ -1,0 +1,165 @@
+"""Firestore access of the assistant; every path of the area is here.
+
+clients/{clientId}/assistantConversations/{conversationId}              a user's conversation
+clients/{clientId}/assistantConversations/{conversationId}/messages/{n}  its messages, n = 000001, 000002, ...
+clients/{clientId}/assistantUsage/{requestId}                            one record per chat or proxy request
+clients/{clientId}/assistantTokens/{YYYY-MM}_{shard}                     tokens used in a month (the budget)
+clients/{clientId}/assistantActive/{uid}                                 the user's last active day (activeUsers)
+clients/{clientId}/assistantActivity/{YYYY-MM-DD}_{shard}                daily rollup for analytics (core.rollups)
+"""
+
+import datetime as dt
+import random
+import uuid
+from typing import Any
+
+from google.cloud import firestore
+
+from ..core import firebase, tenancy, transactions
+from ..core.rollups import DailyCounters, day_of
+
+CONVERSATIONS = "assistantConversations"
+MESSAGES = "messages"
+USAGE = "assistantUsage"
+TOKENS = "assistantTokens"
+ACTIVE = "assistantActive"
+ACTIVITY = DailyCounters("assistantActivity")
+ACTIVITY_GROUP = "wellnessChat"
+# A month's token count is spread over this many documents: every request adds to one at random.
+TOKEN_SHARDS = 8
+
+
+def conversation_ref(client_id: str, conversation_id: str):
+    return tenancy.client_ref(client_id).collection(CONVERSATIONS).document(conversation_id)
+
+
+def new_conversation_id() -> str:
+    return uuid.uuid4().hex
+
+
+def message_ref(client_id: str, conversation_id: str, index: int):
+    return conversation_ref(client_id, conversation_id).collection(MESSAGES).document(f"{index:06d}")
+
+
+def month_of(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m")
+
+
+def token_refs(client_id: str, month: str) -> list:
+    collection = tenancy.client_ref(client_id).collection(TOKENS)
+    return [collection.document(f"{month}_{shard:02d}") for shard in range(TOKEN_SHARDS)]
+
+
+# ------------------------------------------------------------------------------------------ reads
+
+
+def get_conversation(client_id: str, conversation_id: str) -> dict[str, Any] | None:
+    snap = conversation_ref(client_id, conversation_id).get()
+    return snap.to_dict() if snap.exists else None
+
+
+def recent_messages(client_id: str, conversation_id: str, limit: int) -> list[dict[str, Any]]:
+    """The conversation's last `limit` messages, oldest first."""
+    query = (conversation_ref(client_id, conversation_id).collection(MESSAGES)
+             .order_by("index", direction=firestore.Query.DESCENDING).limit(limit))
+    return list(reversed([snap.to_dict() for snap in query.stream()]))
+
+
+def messages(client_id: str, conversation_id: str) -> list[dict[str, Any]]:
+    query = conversation_ref(client_id, conversation_id).collection(MESSAGES).order_by("index")
+    return [snap.to_dict() for snap in query.stream()]
+
+
+def user_conversations(client_id: str, uid: str, limit: int, start_after: str | None):
+    """The user's conversations, most recently active first, one page, and whether more follow.
+
+    Index (uid, updatedAt desc, conversationId desc); the cursor is a conversation id of the user."""
+    query = (tenancy.client_ref(client_id).collection(CONVERSATIONS)
+             .where(filter=firestore.FieldFilter("uid", "==", uid))
+             .order_by("updatedAt", direction=firestore.Query.DESCENDING)
+             .order_by("conversationId", direction=firestore.Query.DESCENDING))
+    if start_after:
+        cursor = get_conversation(client_id, start_after)
+        if cursor is None or cursor.get("uid") != uid:
+            return None, False
+        query = query.start_after({"updatedAt": cursor["updatedAt"], "conversationId": start_after})
+    found = [snap.to_dict() for snap in query.limit(limit + 1).stream()]
+    return found[:limit], len(found) > limit
+
+
+def tokens_used(client_id: str, month: str) -> int:
+    snaps = firebase.db().get_all(token_refs(client_id, month))
+    return sum(int((snap.to_dict() or {}).get("tokens", 0)) for snap in snaps if snap.exists)
+
+
+# ------------------------------------------------------------------------------------------ writes
+
+
+def _add_usage(writer, client_id: str, record: dict[str, Any], now: dt.datetime) -> None:
+    """The request's usage record and its tokens on one shard of the month (in the caller's transaction or batch)."""
+    writer.set(tenancy.client_ref(client_id).collection(USAGE).document(record["requestId"]), record)
+    month = month_of(now)
+    shard = random.randrange(TOKEN_SHARDS)  # noqa: S311 - load spreading, not security
+    writer.set(token_refs(client_id, month)[shard], {
+        "month": month, "shard": shard,
+        "tokens": firestore.Increment(record["promptTokens"] + record["completionTokens"]),
+    }, merge=True)
+
+
+def commit_turn(client_id: str, uid: str, conversation_id: str, new_conversation: dict[str, Any] | None,
+                turn: list[dict[str, Any]], conversation_fields: dict[str, Any], usage: dict[str, Any],
+                now: dt.datetime) -> None:
+    """Append the turn's messages to the conversation (created when new), record the usage and count the activity,
+    all or nothing; concurrent turns of one conversation are numbered one after the other."""
+    conversation = conversation_ref(client_id, conversation_id)
+    active = tenancy.client_ref(client_id).collection(ACTIVE).document(uid)
+
+    def body(transaction):
+        snap = conversation.get(transaction=transaction)
+        first_of_day = (active.get(transaction=transaction).to_dict() or {}).get("lastActiveDay") != day_of(now)
+        stored = snap.to_dict() if snap.exists else new_conversation
+        # None: the conversation was deleted while this turn streamed; the usage still counts.
+        if stored is not None:
+            count = int(stored.get("messageCount", 0))
+            for offset, message in enumerate(turn, 1):
+                transaction.set(message_ref(client_id, conversation_id, count + offset),
+                                {**message, "index": count + offset})
+            transaction.set(conversation, {
+                **stored, **conversation_fields, "messageCount": count + len(turn), "updatedAt": now,
+                "promptTokens": stored.get("promptTokens", 0) + usage["promptTokens"],
+                "completionTokens": stored.get("completionTokens", 0) + usage["completionTokens"],
+            })
+        _add_usage(transaction, client_id, usage, now)
+        if first_of_day:
+            transaction.set(active, {"uid": uid, "lastActiveDay": day_of(now)})
+        ACTIVITY.add(client_id, ACTIVITY_GROUP, {
+            "chats": int(not snap.exists), "messages": 1, "activeUsers": int(first_of_day),
+            "promptTokens": usage["promptTokens"], "completionTokens": usage["completionTokens"],
+        }, moment=now, within=transaction)
+
+    transactions.run(body)
+
+
+def record_usage(client_id: str, usage: dict[str, Any], now: dt.datetime) -> None:
+    """A request's usage without a conversation (the proxy's, or a chat turn whose conversation was not saved)."""
+    batch = firebase.db().batch()
+    _add_usage(batch, client_id, usage, now)
+    ACTIVITY.add(client_id, ACTIVITY_GROUP, {
+        "proxyRequests": int(usage["kind"].startswith("proxy")),
+        "promptTokens": usage["promptTokens"], "completionTokens": usage["completionTokens"],
+    }, moment=now, within=batch)
+    batch.commit()
+
+
+def delete_conversation(client_id: str, conversation_id: str) -> None:
+    """The conversation and its messages (in batches of 400, the messages first)."""
+    conversation = conversation_ref(client_id, conversation_id)
+    while True:
+        snaps = list(conversation.collection(MESSAGES).limit(400).stream())
+        if not snaps:
+            break
+        batch = firebase.db().batch()
+        for snap in snaps:
+            batch.delete(snap.reference)
+        batch.commit()
+    conversation.delete()
