@@ -109,6 +109,8 @@ def main() -> None:
     content.main()
     from bench import media_generation
     media_generation.main()
+    from bench import assistant
+    assistant.main()
     sys.stdout.flush()
 
 

@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "wellness_api.ops.commands.fall_risk",
     "wellness_api.ops.commands.content",
     "wellness_api.ops.commands.media",
+    "wellness_api.ops.commands.assistant",
 ]
 
 EMULATOR_DEFAULTS = {

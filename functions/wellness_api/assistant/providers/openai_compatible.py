@@ -4,6 +4,7 @@ Bodies go out as they are and answers come back as bytes (the SDK's raw response
 relayed chunk by chunk as it arrives and fields the SDK does not know survive the round trip.
 """
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,12 +49,19 @@ def _error(exc: openai.APIError) -> UpstreamError:
     return UpstreamError(0, f"the model provider could not be reached ({type(exc).__name__})")
 
 
+@functools.lru_cache(maxsize=8)
+def _client(base_url: str, api_key: str) -> openai.OpenAI:
+    """One SDK client per server and key, kept: its connection pool saves each request a new connection (and
+    building a client costs milliseconds of its own)."""
+    # No SDK retries: a retried stream would start over behind the caller's back; the caller decides.
+    return openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0,
+                         timeout=httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
+
+
 class OpenAICompatibleModel:
     def __init__(self, base_url: str, api_key: str, model: str):
         self.name = model
-        # No SDK retries: a retried stream would start over behind the caller's back; the caller decides.
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0,
-                                     timeout=httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
+        self._client = _client(base_url, api_key)
 
     def _post(self, path: str, body: dict[str, Any], *, stream: bool) -> httpx.Response:
         try:
