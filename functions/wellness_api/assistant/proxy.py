@@ -63,7 +63,7 @@ def provider_failure(exc: UpstreamError) -> ApiError | flask.Response:
             response = flask.jsonify(exc.body)
             response.status_code = exc.status
             return response
-        return ApiError(exc.status, exc.message)
+        return ApiError(exc.status, exc.message, code="invalid_request" if exc.status == 400 else None)
     if exc.status == 429:
         return ApiError(503, BUSY, headers={"Retry-After": exc.retry_after} if exc.retry_after else None)
     log.error(f"assistant proxy upstream failed: status {exc.status}: {exc.message}")

@@ -4,7 +4,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.openapi import Closed
+from ..core.openapi import Closed, PlainError
+
+
+class ChatRefused(PlainError):
+    """Too many requests of the user (with retryAfterSeconds), or the client's monthly token budget is used up."""
+
+    retryAfterSeconds: int | None = Field(default=None, description="The rate limit's: seconds until the next "
+                                                                    "request may be made (as Retry-After).")
 
 
 class TokenUsage(Closed):

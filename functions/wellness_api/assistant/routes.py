@@ -9,7 +9,15 @@ from ..core.errors import openai_envelope
 from ..core.openapi import ID_TOKEN, error
 from . import chat, metering, proxy, service
 from .models import ChatCompletionsBody, ConversationsQuery, EmbeddingsBody, WellnessChatBody
-from .responses import ChatCompletion, ConversationDeleted, ConversationDetail, ConversationList, EmbeddingList, ModelList
+from .responses import (
+    ChatCompletion,
+    ChatRefused,
+    ConversationDeleted,
+    ConversationDetail,
+    ConversationList,
+    EmbeddingList,
+    ModelList,
+)
 
 app = http.create_app("assistant")
 api = openapi.Api(app, "AI assistant")
@@ -24,7 +32,10 @@ UNAUTHORIZED = error(401, "Missing, invalid or expired ID token, or a disabled u
 MODULE_OFF = error(403, "The wellness chat is not enabled for the caller's client.")
 RATE_LIMITED = error(429, "Too many requests of the user (wellnessChat.requestsPerMinute; Retry-After and "
                           "retryAfterSeconds say when to retry), or the client's monthly token budget is used up "
-                          "(wellnessChat.monthlyTokenBudget).", headers=[openapi.RETRY_AFTER])
+                          "(wellnessChat.monthlyTokenBudget).", model=ChatRefused, headers=[openapi.RETRY_AFTER])
+PROXY_RATE_LIMITED = error(429, "Too many requests of the user (rate_limit_exceeded, with Retry-After), or the "
+                                "client's monthly token budget is used up (insufficient_quota).",
+                           "rate_limit_exceeded", "insufficient_quota", headers=[openapi.RETRY_AFTER])
 USER_ERRORS = (UNAUTHORIZED, MODULE_OFF)
 NOT_FOUND = error(404, "Conversation not found: unknown, or another user's.")
 PROVIDER_ERRORS = (error(502, "The model provider failed."),
@@ -109,7 +120,7 @@ def delete_conversation(conversation_id: str):
 # ------------------------------------------------------------------------------------------ the proxy
 
 PROXY_ERRORS = (UNAUTHORIZED, MODULE_OFF, error(404, "The model is not one the client may use (model_not_found).",
-                                                "model_not_found"), RATE_LIMITED, *PROVIDER_ERRORS)
+                                                "model_not_found"), PROXY_RATE_LIMITED, *PROVIDER_ERRORS)
 
 
 def _proxied(body_model):

@@ -157,6 +157,9 @@ def _tidy(node: Any) -> Any:
 
 
 EVENT_STREAM = "text/event-stream"
+# One event of a stream, as SSE readers (and schemathesis) parse it: its type (absent: "message") and its data.
+SSE_EVENT = {"type": "object", "required": ["data"], "properties": {
+    "event": {"type": "string"}, "data": {"type": "string"}, "id": {"type": "string"}, "retry": {"type": "integer"}}}
 
 
 def _operation(op: Operation, refs) -> dict[str, Any]:
@@ -224,7 +227,7 @@ def _responses(op: Operation, refs) -> dict[str, Any]:
             answer["content"] = {JSON: {"schema": refs[(model, "serialization")]}}
         if op.events and status == min(op.responses):
             answer["description"] = op.events
-            answer.setdefault("content", {})[EVENT_STREAM] = {"schema": {"type": "string"}}
+            answer.setdefault("content", {})[EVENT_STREAM] = {"schema": SSE_EVENT}
         out[str(status)] = answer
     for err in _errors(op):
         base = refs[(err.model or op.envelope, "serialization")]

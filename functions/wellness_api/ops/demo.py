@@ -38,6 +38,7 @@ DEMO_CLIENTS = [
             *MODULES_ON,
             "vitalScan.points=500", "vitalScan.requestsPerMinute=120",
             "vitalScan.allowedReturnOrigins=https://demo-fitness.example,https://localhost",
+            "wellnessChat.requestsPerMinute=120",
         ],
         "admin": {"email": "admin@demo-fitness.example", "password": "demo-admin-pass", "displayName": "Demo Admin"},
         "player": {"email": "player@demo-fitness.example", "password": "demo-player-pass", "displayName": "Demo Player",
