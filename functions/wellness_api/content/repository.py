@@ -97,24 +97,23 @@ def stored_overrides(client_id: str, transaction=None) -> dict[str, dict]:
     return _by_category(overrides_ref(client_id).get(transaction=transaction))
 
 
-def _published_with_keys(owner: str, keys: list[str], shared_only: bool) -> list[dict[str, Any]]:
+def _published(owner: str, condition: firestore.FieldFilter, shared_only: bool, limit: int) -> list[dict[str, Any]]:
+    """The owner's published items that meet `condition` (only the shared ones with `shared_only`)."""
     query = (firebase.db().collection(ITEMS)
              .where(filter=firestore.FieldFilter("ownerClientId", "==", owner))
              .where(filter=firestore.FieldFilter("status", "==", PUBLISHED))
-             .where(filter=firestore.FieldFilter("key", "in", keys)))
-    if shared_only:
-        query = query.where(filter=firestore.FieldFilter("visibility", "==", SHARED))
-    return [snap.to_dict() for snap in query.limit(MAX_MATCHES).stream()]
-
-
-def published_in_category(owner: str, category_key: str, shared_only: bool, limit: int) -> list[dict[str, Any]]:
-    query = (firebase.db().collection(ITEMS)
-             .where(filter=firestore.FieldFilter("ownerClientId", "==", owner))
-             .where(filter=firestore.FieldFilter("status", "==", PUBLISHED))
-             .where(filter=firestore.FieldFilter("categoryKey", "==", category_key)))
+             .where(filter=condition))
     if shared_only:
         query = query.where(filter=firestore.FieldFilter("visibility", "==", SHARED))
     return [snap.to_dict() for snap in query.limit(limit).stream()]
+
+
+def _published_with_keys(owner: str, keys: list[str], shared_only: bool) -> list[dict[str, Any]]:
+    return _published(owner, firestore.FieldFilter("key", "in", keys), shared_only, MAX_MATCHES)
+
+
+def published_in_category(owner: str, category_key: str, shared_only: bool, limit: int) -> list[dict[str, Any]]:
+    return _published(owner, firestore.FieldFilter("categoryKey", "==", category_key), shared_only, limit)
 
 
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="content-lookup")
