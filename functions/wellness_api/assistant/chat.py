@@ -154,19 +154,24 @@ class Run:
                 self.outcome = "cut"
                 yield from self._save_then(sse.event("error", {"error": CUT_OFF}))
                 return
-            if not current.calls:
+            # Calls in the round without tools are not run: the model had its rounds.
+            if not current.calls or round_number == MAX_TOOL_ROUNDS:
                 break
             calls = [current.calls[index] for index in sorted(current.calls)]
             self.turn.messages.append({"role": "assistant", "content": "".join(current.text) or None, "tool_calls": [
                 {"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": call["arguments"]}}
                 for call in calls]})
             for call in calls:
-                yield sse.event("tool", {"name": call["name"], "status": "started"})
+                # A name the model made up is answered with an error, and not shown to the app.
+                known = call["name"] in offered
+                if known:
+                    yield sse.event("tool", {"name": call["name"], "status": "started"})
                 result = tools.call(ctx, offered, call["name"], call["arguments"])
                 self.turn.messages.append({"role": "tool", "tool_call_id": call["id"],
                                            "content": json.dumps(result, ensure_ascii=False)})
-                self.tools_used.append(call["name"])
-                yield sse.event("tool", {"name": call["name"], "status": "finished"})
+                if known:
+                    self.tools_used.append(call["name"])
+                    yield sse.event("tool", {"name": call["name"], "status": "finished"})
             # The last round offers no tools: the model answers with what it has read.
             self.request = _request(self.turn, with_tools=round_number + 1 < MAX_TOOL_ROUNDS)
             try:
@@ -262,9 +267,9 @@ class Run:
              "interrupted": self.outcome != "completed", "usage": self.usage.public()},
         ]
         try:
-            repo.commit_turn(turn.client.client_id, turn.uid, turn.conversation_id, turn.new_conversation, messages,
-                             {"locale": turn.locale}, record, now)
-            return True
+            # False: the conversation was deleted, or filled by concurrent turns, meanwhile (the usage still counts).
+            return repo.commit_turn(turn.client.client_id, turn.uid, turn.conversation_id, turn.new_conversation,
+                                    messages, {"locale": turn.locale}, record, now, MAX_CONVERSATION_MESSAGES)
         except Exception as exc:  # noqa: BLE001 - the usage must still be recorded; the caller hears NOT_SAVED
             log.error(f"assistant turn not saved: {type(exc).__name__}: {exc}", requestId=turn.request_id)
         try:

@@ -10,6 +10,7 @@ from ..core import clock, ratelimit
 from ..core.errors import INSUFFICIENT_QUOTA, ApiError
 from ..core.tenancy import Client
 from . import repository as repo
+from .providers.local import MODEL as LOCAL_MODEL
 
 RATE_SCOPE = "assistant"
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="assistant-budget")
@@ -76,5 +77,6 @@ class Usage:
         return {
             "requestId": request_id, "uid": uid, "kind": kind, "model": model, "outcome": outcome,
             "promptTokens": self.prompt_tokens, "completionTokens": self.completion_tokens,
-            "estimated": self.estimated, "conversationId": conversation_id, "createdAt": now,
+            # The local assistant's counts are estimates (assistant.tokens) even when it reports them.
+            "estimated": self.estimated or model == LOCAL_MODEL, "conversationId": conversation_id, "createdAt": now,
         }

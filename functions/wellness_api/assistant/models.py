@@ -3,10 +3,11 @@
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from ..core import clock
 from ..core.http import QueryInt
-from ..core.text import MultiLine
+from ..core.text import multi_line
 
 MAX_MESSAGE_CHARS = 4000
 CONVERSATIONS_PAGE_DEFAULT = 20
@@ -14,12 +15,20 @@ CONVERSATIONS_PAGE_MAX = 100
 TITLE_CHARS = 80
 
 
+def _not_blank(message: str) -> str:
+    if not message.strip():
+        raise PydanticCustomError("blank_text", "the message is blank")
+    return message
+
+
 class WellnessChatBody(BaseModel):
     """POST /api/wellness-chat: strict, no other fields."""
 
     model_config = ConfigDict(extra="forbid")
 
-    message: Annotated[MultiLine, Field(min_length=1, max_length=MAX_MESSAGE_CHARS)] = Field(
+    # The lengths are checked first, on the string: their errors then speak of characters.
+    message: Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS), AfterValidator(multi_line),
+                       AfterValidator(_not_blank)] = Field(
         description=f"The user's message, 1 to {MAX_MESSAGE_CHARS} characters.")
     conversationId: str | None = Field(
         default=None, description="Continue this conversation of the caller; absent or null: start a new one.")

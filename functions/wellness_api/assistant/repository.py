@@ -108,9 +108,10 @@ def _add_usage(writer, client_id: str, record: dict[str, Any], now: dt.datetime)
 
 def commit_turn(client_id: str, uid: str, conversation_id: str, new_conversation: dict[str, Any] | None,
                 turn: list[dict[str, Any]], conversation_fields: dict[str, Any], usage: dict[str, Any],
-                now: dt.datetime) -> None:
+                now: dt.datetime, max_messages: int) -> bool:
     """Append the turn's messages to the conversation (created when new), record the usage and count the activity,
-    all or nothing; concurrent turns of one conversation are numbered one after the other."""
+    all or nothing; concurrent turns of one conversation are numbered one after the other. False when the turn
+    could not join the conversation (deleted meanwhile, or no room left for it): the usage is recorded all the same."""
     conversation = conversation_ref(client_id, conversation_id)
     active = tenancy.client_ref(client_id).collection(ACTIVE).document(uid)
 
@@ -118,8 +119,8 @@ def commit_turn(client_id: str, uid: str, conversation_id: str, new_conversation
         snap = conversation.get(transaction=transaction)
         first_of_day = (active.get(transaction=transaction).to_dict() or {}).get("lastActiveDay") != day_of(now)
         stored = snap.to_dict() if snap.exists else new_conversation
-        # None: the conversation was deleted while this turn streamed; the usage still counts.
-        if stored is not None:
+        joins = stored is not None and int(stored.get("messageCount", 0)) + len(turn) <= max_messages
+        if joins:
             count = int(stored.get("messageCount", 0))
             for offset, message in enumerate(turn, 1):
                 transaction.set(message_ref(client_id, conversation_id, count + offset),
@@ -133,11 +134,12 @@ def commit_turn(client_id: str, uid: str, conversation_id: str, new_conversation
         if first_of_day:
             transaction.set(active, {"uid": uid, "lastActiveDay": day_of(now)})
         ACTIVITY.add(client_id, ACTIVITY_GROUP, {
-            "chats": int(not snap.exists), "messages": 1, "activeUsers": int(first_of_day),
+            "chats": int(joins and not snap.exists), "messages": 1, "activeUsers": int(first_of_day),
             "promptTokens": usage["promptTokens"], "completionTokens": usage["completionTokens"],
         }, moment=now, within=transaction)
+        return joins
 
-    transactions.run(body)
+    return transactions.run(body)
 
 
 def record_usage(client_id: str, usage: dict[str, Any], now: dt.datetime) -> None:
