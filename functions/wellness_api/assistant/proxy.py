@@ -12,8 +12,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import flask
-
 from ..core import clock
 from ..core import logging as log
 from ..core.errors import ApiError
@@ -56,25 +54,26 @@ def models_list(client: Client) -> dict[str, Any]:
                                        for name in allowed_models(client)]}
 
 
-def provider_failure(exc: UpstreamError) -> ApiError | flask.Response:
+class ProviderFault(ApiError):
+    """A fault of the caller's own request as the provider judged it, in the provider's words (its code and param)."""
+
+    def __init__(self, status: int, message: str, code: str | None, param: str | None):
+        super().__init__(status, message, code=code)
+        self.field = param  # openai_envelope's `param`
+
+
+def provider_failure(exc: UpstreamError) -> ApiError:
     """The caller's answer to a provider refusal: its own request's faults as the provider worded them."""
     if exc.status in CALLER_FAULTS:
-        if exc.body is not None and isinstance(exc.body.get("error"), dict):
-            response = flask.jsonify(exc.body)
-            response.status_code = exc.status
-            return response
-        return ApiError(exc.status, exc.message, code="invalid_request" if exc.status == 400 else None)
+        detail = exc.body.get("error") if isinstance(exc.body, dict) else None
+        detail = detail if isinstance(detail, dict) else {}
+        code = detail.get("code") if isinstance(detail.get("code"), str) else None
+        param = detail.get("param") if isinstance(detail.get("param"), str) else None
+        return ProviderFault(exc.status, exc.message, code or ("invalid_request" if exc.status == 400 else None), param)
     if exc.status == 429:
         return ApiError(503, BUSY, headers={"Retry-After": exc.retry_after} if exc.retry_after else None)
     log.error(f"assistant proxy upstream failed: status {exc.status}: {exc.message}")
     return ApiError(502, UNAVAILABLE)
-
-
-def _answer(exc: UpstreamError) -> flask.Response:
-    failure = provider_failure(exc)
-    if isinstance(failure, ApiError):
-        raise failure
-    return failure
 
 
 def _reported(answer: dict[str, Any]) -> dict | None:
@@ -91,11 +90,11 @@ def _record(client: Client, uid: str, request_id: str, kind: str, model: str, us
         log.error(f"assistant proxy usage not recorded: {type(exc).__name__}: {exc}", requestId=request_id)
 
 
-def complete(client: Client, uid: str, request_id: str, model: ChatModel, body: dict[str, Any]) -> flask.Response | dict:
+def complete(client: Client, uid: str, request_id: str, model: ChatModel, body: dict[str, Any]) -> dict:
     try:
         answer = model.complete(body)
     except UpstreamError as exc:
-        return _answer(exc)
+        raise provider_failure(exc) from None
     usage = metering.Usage()
     message_text = json.dumps([c.get("message") for c in answer.get("choices") or [] if isinstance(c, dict)],
                               ensure_ascii=False)
@@ -105,11 +104,11 @@ def complete(client: Client, uid: str, request_id: str, model: ChatModel, body: 
     return answer
 
 
-def embed(client: Client, uid: str, request_id: str, model: ChatModel, body: dict[str, Any]) -> flask.Response | dict:
+def embed(client: Client, uid: str, request_id: str, model: ChatModel, body: dict[str, Any]) -> dict:
     try:
         answer = model.embed(body)
     except UpstreamError as exc:
-        return _answer(exc)
+        raise provider_failure(exc) from None
     usage = metering.Usage()
     text = body["input"] if isinstance(body["input"], str) else json.dumps(body["input"], ensure_ascii=False)
     reported = _reported(answer)
@@ -118,14 +117,14 @@ def embed(client: Client, uid: str, request_id: str, model: ChatModel, body: dic
     return answer
 
 
-def open_stream(model: ChatModel, body: dict[str, Any]) -> tuple[Stream, bool] | flask.Response:
+def open_stream(model: ChatModel, body: dict[str, Any]) -> tuple[Stream, bool]:
     """Open the provider's stream before the response starts (a refusal is the request's error status)."""
     options = body.get("stream_options") if isinstance(body.get("stream_options"), dict) else {}
     wants_usage = options.get("include_usage") is True
     try:
         stream = model.open_stream({**body, "stream_options": {**options, "include_usage": True}})
     except UpstreamError as exc:
-        return _answer(exc)
+        raise provider_failure(exc) from None
     return stream, wants_usage
 
 
@@ -135,6 +134,7 @@ def relay(client: Client, uid: str, request_id: str, body: dict[str, Any], model
     splitter = sse.EventSplitter()
     reported: dict | None = None
     produced: list[str] = []
+    ended = False  # [DONE] or a finish_reason came: a stream that closes before either was cut off
     outcome = "cancelled"  # a generator closed before its end: the caller went away
     started = time.perf_counter()
     try:
@@ -142,6 +142,7 @@ def relay(client: Client, uid: str, request_id: str, body: dict[str, Any], model
             for chunk in stream:
                 for raw in splitter.feed(chunk):
                     data = sse.data_of(raw)
+                    ended = ended or (data is not None and data.strip() == sse.DONE)
                     payload = _payload(data)
                     if payload is not None:
                         if isinstance(payload.get("usage"), dict):
@@ -150,6 +151,7 @@ def relay(client: Client, uid: str, request_id: str, body: dict[str, Any], model
                                 continue
                         for choice in payload.get("choices") or []:
                             delta = choice.get("delta") if isinstance(choice, dict) else None
+                            ended = ended or bool(isinstance(choice, dict) and choice.get("finish_reason"))
                             if isinstance(delta, dict):
                                 produced.append(str(delta.get("content") or ""))
                                 produced.extend(json.dumps(call, ensure_ascii=False)
@@ -158,6 +160,8 @@ def relay(client: Client, uid: str, request_id: str, body: dict[str, Any], model
             rest = splitter.rest()
             if rest:
                 yield rest
+            if not ended:
+                raise StreamCut("the stream closed before its end")
             outcome = "completed"
         except (StreamCut, ValueError) as exc:
             log.warning(f"assistant proxy stream cut: {exc}", requestId=request_id)

@@ -148,10 +148,7 @@ def openai_chat_completions():
     principal, client, model, body = _proxied(ChatCompletionsBody)
     if body.get("stream") is not True:
         return proxy.complete(client, principal.uid, http.request_id(), model, body)
-    opened = proxy.open_stream(model, body)
-    if isinstance(opened, flask.Response):
-        return opened
-    stream, wants_usage = opened
+    stream, wants_usage = proxy.open_stream(model, body)
     return event_stream(proxy.relay(client, principal.uid, http.request_id(), body, model, stream, wants_usage))
 
 

@@ -48,9 +48,10 @@ def locale_of(messages: list[dict[str, Any]]) -> str:
     text = " ".join(_text(m) for m in messages if isinstance(m, dict))
     traditional = sum(1 for char in text if char in TRADITIONAL_ONLY)
     simplified = sum(1 for char in text if char in SIMPLIFIED_ONLY)
-    if not traditional and not simplified:
-        return "en"
-    return "zh-Hant" if traditional >= simplified else "zh-Hans"
+    if traditional or simplified:
+        return "zh-Hant" if traditional > simplified else "zh-Hans"
+    # Chinese without a character that tells the scripts apart: the more widely written one.
+    return "zh-Hans" if any(tokens.is_cjk(char) for char in text) else "en"
 
 
 def intent_of(text: str) -> str | None:
@@ -270,11 +271,16 @@ class LocalModel:
 
 
 def embedding(text: str, dimensions: int) -> list[float]:
-    """A feature-hashing embedding (the hashing trick, signed): texts that share words point the same way; unit length."""
+    """A feature-hashing embedding (the hashing trick, signed): texts that share words point the same way; always of
+    unit length."""
     vector = [0.0] * dimensions
     for feature in tokens.features(text):
         digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
         bucket = int.from_bytes(digest[:4], "little") % dimensions
         vector[bucket] += 1.0 if digest[4] & 1 else -1.0
     norm = math.sqrt(sum(v * v for v in vector))
-    return [v / norm for v in vector] if norm else vector
+    if not norm:
+        # No words (punctuation, emoji) or features that cancel out: still a unit vector, the same for the same text.
+        vector[int.from_bytes(hashlib.blake2b(text.encode(), digest_size=4).digest(), "little") % dimensions] = 1.0
+        return vector
+    return [v / norm for v in vector]

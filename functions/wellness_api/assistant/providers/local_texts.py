@@ -116,5 +116,9 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 # Characters written differently in the two Chinese scripts, to tell zh-Hant from zh-Hans.
-TRADITIONAL_ONLY = set("們這個為會說時麼與來國過動運體醫藥歡謝請問課氣點長壓幫數變據經練鍛應網頁帳號碼錄議")
-SIMPLIFIED_ONLY = set("们这个为会说时么与来国过动运体医药欢谢请问课气点长压帮数变据经练锻应网页帐号码录议")
+TRADITIONAL_ONLY = set("們這個為會說時麼與來國過動運體醫藥歡謝請問課氣點長壓幫數變據經練鍛應網頁帳號碼錄議"
+                       "狀嚴嗎還讓該覺頭聽從樣兒見實現題關開門車電話語讀寫學習買賣錢飯飲師幾進邊歲療腦臟腎減輕"
+                       "嗎對麼號鐘週給讓習慣檢驗測")
+SIMPLIFIED_ONLY = set("们这个为会说时么与来国过动运体医药欢谢请问课气点长压帮数变据经练锻应网页帐号码录议"
+                      "状严吗还让该觉头听从样儿见实现题关开门车电话语读写学习买卖钱饭饮师几进边岁疗脑脏肾减轻"
+                      "吗对么号钟周给让习惯检验测")

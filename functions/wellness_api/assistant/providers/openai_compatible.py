@@ -8,7 +8,7 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
+import httpx2
 import openai
 
 from .base import StreamCut, UpstreamError
@@ -20,13 +20,13 @@ READ_TIMEOUT_S = 120.0
 
 
 class _RawStream:
-    def __init__(self, response: httpx.Response):
+    def __init__(self, response: httpx2.Response):
         self._response = response
 
     def __iter__(self) -> Iterator[bytes]:
         try:
             yield from self._response.iter_raw()
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:  # a read timeout, a dropped connection: the SDK's client is httpx2
             raise StreamCut(f"{type(exc).__name__}: {exc}") from None
 
     def close(self) -> None:
@@ -55,7 +55,7 @@ def _client(base_url: str, api_key: str) -> openai.OpenAI:
     building a client costs milliseconds of its own)."""
     # No SDK retries: a retried stream would start over behind the caller's back; the caller decides.
     return openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0,
-                         timeout=httpx.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
+                         timeout=httpx2.Timeout(READ_TIMEOUT_S, connect=CONNECT_TIMEOUT_S))
 
 
 class OpenAICompatibleModel:
@@ -63,9 +63,9 @@ class OpenAICompatibleModel:
         self.name = model
         self._client = _client(base_url, api_key)
 
-    def _post(self, path: str, body: dict[str, Any], *, stream: bool) -> httpx.Response:
+    def _post(self, path: str, body: dict[str, Any], *, stream: bool) -> httpx2.Response:
         try:
-            return self._client.post(path, cast_to=httpx.Response, body=body, stream=stream)
+            return self._client.post(path, cast_to=httpx2.Response, body=body, stream=stream)
         except openai.APIError as exc:
             raise _error(exc) from None
 
