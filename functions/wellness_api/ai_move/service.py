@@ -56,10 +56,7 @@ def _move_refused(current: str, wanted: str) -> str:
 
 def member_client(principal: Principal) -> Client:
     """The caller's client, with the AI Move module on; 403 when it is off (or the client is gone)."""
-    client = tenancy.get_client(principal.client_id)
-    if client is None or not client.setting(MODULE_SETTING):
-        raise ApiError(403, MODULE_OFF)
-    return client
+    return auth.module_client(principal, MODULE_SETTING, MODULE_OFF)
 
 
 def records_client(principal: Principal, requested: str | None) -> Client:

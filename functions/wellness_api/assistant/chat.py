@@ -140,17 +140,16 @@ class Run:
         ctx = tools.Context(self.turn.client, self.turn.uid, self.turn.locale)
         offered = {tool.name for tool in self.turn.offered}
         for round_number in range(MAX_TOOL_ROUNDS + 1):
+            broke = False
             try:
                 yield from self._relay()
             except (StreamCut, UpstreamError) as exc:
                 log.warning(f"assistant stream ended early: {type(exc).__name__}: {exc}",
                             requestId=self.turn.request_id)
-                self._close_round()
-                self.outcome = "cut"
-                yield from self._save_then(sse.event("error", {"error": CUT_OFF}))
-                return
+                broke = True
             current = self._close_round()
-            if not current.done and current.finish is None:
+            # Broken off, or closed before [DONE] and without a finish reason: cut.
+            if broke or (not current.done and current.finish is None):
                 self.outcome = "cut"
                 yield from self._save_then(sse.event("error", {"error": CUT_OFF}))
                 return

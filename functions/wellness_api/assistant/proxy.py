@@ -34,14 +34,18 @@ def model_not_found(name: str) -> ApiError:
                     code="model_not_found")
 
 
+def _allow_list(client: Client) -> list[str]:
+    """The client's allow-list (wellnessChat.models), or the platform's model."""
+    return client.setting("wellnessChat.models") or [registry.default_model()]
+
+
 def allowed_models(client: Client) -> list[str]:
-    """The client's allow-list (wellnessChat.models), or the platform's model; only models a provider serves."""
-    names = client.setting("wellnessChat.models") or [registry.default_model()]
-    return [name for name in names if registry.model_for(name) is not None]
+    """The allow-list's models that a provider serves."""
+    return [name for name in _allow_list(client) if registry.model_for(name) is not None]
 
 
 def model_for(client: Client, name: str) -> ChatModel:
-    if name not in (client.setting("wellnessChat.models") or [registry.default_model()]):
+    if name not in _allow_list(client):
         raise model_not_found(name)
     model = registry.model_for(name)
     if model is None:

@@ -119,9 +119,9 @@ def commit_turn(client_id: str, uid: str, conversation_id: str, new_conversation
         snap = conversation.get(transaction=transaction)
         first_of_day = (active.get(transaction=transaction).to_dict() or {}).get("lastActiveDay") != day_of(now)
         stored = snap.to_dict() if snap.exists else new_conversation
-        joins = stored is not None and int(stored.get("messageCount", 0)) + len(turn) <= max_messages
+        count = int((stored or {}).get("messageCount", 0))
+        joins = stored is not None and count + len(turn) <= max_messages
         if joins:
-            count = int(stored.get("messageCount", 0))
             for offset, message in enumerate(turn, 1):
                 transaction.set(message_ref(client_id, conversation_id, count + offset),
                                 {**message, "index": count + offset})

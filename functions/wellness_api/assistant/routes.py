@@ -127,8 +127,8 @@ def _proxied(body_model):
     """The member, their client, the model they name (404 unless allowed) and the body as sent; then the request
     counts against the user's rate and the client's budget."""
     principal, client = _member()
-    http.parse_body(body_model)
     body = http.json_object()
+    http.validate(body_model, body)  # checked, not rebuilt: the body goes to the provider as sent
     model = proxy.model_for(client, body["model"])
     metering.admit(client, principal.uid)
     return principal, client, model, body

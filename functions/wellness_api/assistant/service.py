@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from ..core import tenancy
+from ..core import auth, tenancy
 from ..core.auth import Principal
 from ..core.errors import ApiError
 from ..core.tenancy import Client
@@ -17,10 +17,7 @@ INVALID_CURSOR = "startAfter must be a conversationId of one of your conversatio
 
 def member_client(principal: Principal) -> Client:
     """The caller's client, with the wellness chat on; 403 when it is off (or the client is gone)."""
-    client = tenancy.get_client(principal.client_id)
-    if client is None or not client.setting(MODULE_SETTING):
-        raise ApiError(403, MODULE_OFF)
-    return client
+    return auth.module_client(principal, MODULE_SETTING, MODULE_OFF)
 
 
 def own_conversation(client: Client, uid: str, conversation_id: str | None) -> dict[str, Any]:

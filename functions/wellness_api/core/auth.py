@@ -112,6 +112,14 @@ def require_client_admin(client_id: str) -> Principal:
     return principal
 
 
+def module_client(principal: Principal, module_setting: str, module_off: str) -> Client:
+    """The caller's own client with a module on; 403 `module_off` when it is off (or the client is gone)."""
+    client = tenancy.get_client(principal.client_id)
+    if client is None or not client.setting(module_setting):
+        raise ApiError(403, module_off)
+    return client
+
+
 def administered_client(principal: Principal, requested: str | None) -> Client:
     """The client an admin acts on: its own, or with `requested` any client for platform administrators.
 
