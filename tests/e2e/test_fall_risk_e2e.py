@@ -64,7 +64,7 @@ def test_a_member_completes_an_assessment_and_the_admin_sees_it(api, tenant):
     norm = rules.chair_stand_norm(rules.CURRENT, age)
     assert (scoring["riskLevel"], scoring["riskLabel"]) == (2, "mild")
     assert scoring["screenedAtRisk"] is True and scoring["functionalProblem"] is False
-    assert (scoring["ageYears"], scoring["ageGroup"], scoring["sex"]) == (age, rules.age_group(age), "male")
+    assert (scoring["ageYears"], scoring["ageGroup"], scoring["sex"]) == (age, users.age_group(age), "male")
     assert scoring["questionnaire"]["keyQuestionsYes"] == ["worriedAboutFalling"]
     assert scoring["chairStand"] == {"score": 15, "usedArms": False, "band": norm.band,
                                      "belowAverageUnder": norm.men, "belowAverage": False}

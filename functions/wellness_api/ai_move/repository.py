@@ -25,8 +25,7 @@ from typing import Any
 
 from google.cloud import firestore
 
-from ..core import firebase, tenancy, transactions
-from ..core.rollups import DailyCounters
+from ..core import activity, firebase, tenancy, transactions
 from ..core.transactions import Seen
 
 LIBRARY = "aiMoveLibrary"
@@ -36,8 +35,7 @@ SELECTION = "selection"
 SESSIONS = "aiMoveSessions"
 STATS = "aiMoveStats"
 ACTIVE_DAYS = "aiMoveActiveDays"
-ACTIVITY = DailyCounters("aiMoveActivity")
-ACTIVITY_GROUP = "aiMove"
+ACTIVITY = activity.AI_MOVE
 
 MAX_EXERCISES = 500  # per catalog: custom exercises of a client, selections, the library
 _ID_TIME_DIGITS = 13
@@ -179,7 +177,7 @@ def commit_start(session: dict[str, Any], active: Seen | None, activity: dict[st
     batch.create(session_ref(client_id, session["sessionId"]), session)
     if active is not None:
         _mark_active(batch, client_id, uid, active, day)
-    ACTIVITY.add(client_id, ACTIVITY_GROUP, activity, moment=session["createdAt"], within=batch)
+    ACTIVITY.add(client_id, activity, user=uid, moment=session["createdAt"], within=batch)
     batch.commit()
 
 
@@ -198,7 +196,7 @@ def commit_update(seen: Seen, updated: dict[str, Any], *, completed: bool, activ
     if active is not None:
         _mark_active(batch, client_id, uid, active, day)
     if activity:
-        ACTIVITY.add(client_id, ACTIVITY_GROUP, activity, moment=updated["updatedAt"], within=batch)
+        ACTIVITY.add(client_id, activity, user=uid, moment=updated["updatedAt"], within=batch)
     batch.commit()
 
 

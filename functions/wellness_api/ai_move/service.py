@@ -268,8 +268,7 @@ def records(client: Client, limit: int, start_after: str | None) -> dict[str, An
 def daily_activity(client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, float]]:
     """{day: {sessionsStarted, sessionsCompleted, sessionsFailed, sessionsAbandoned, reps, durationSeconds,
     caloriesBurned, activeUsers}} for the days that had AI Move activity (what analytics reads)."""
-    days = repo.ACTIVITY.daily(client_id, start_day, end_day)
-    return {day: groups.get(repo.ACTIVITY_GROUP, {}) for day, groups in days.items()}
+    return repo.ACTIVITY.daily(client_id, start_day, end_day)
 
 
 # ------------------------------------------------------------------------------------ catalog management

@@ -15,16 +15,15 @@ from typing import Any
 
 from google.cloud import firestore
 
-from ..core import firebase, tenancy, transactions
-from ..core.rollups import DailyCounters, day_of
+from ..core import activity, firebase, tenancy, transactions
+from ..core.rollups import day_of
 
 CONVERSATIONS = "assistantConversations"
 MESSAGES = "messages"
 USAGE = "assistantUsage"
 TOKENS = "assistantTokens"
 ACTIVE = "assistantActive"
-ACTIVITY = DailyCounters("assistantActivity")
-ACTIVITY_GROUP = "wellnessChat"
+ACTIVITY = activity.WELLNESS_CHAT
 # A month's token count is spread over this many documents: every request adds to one at random.
 TOKEN_SHARDS = 8
 
@@ -133,10 +132,10 @@ def commit_turn(client_id: str, uid: str, conversation_id: str, new_conversation
         _add_usage(transaction, client_id, usage, now)
         if first_of_day:
             transaction.set(active, {"uid": uid, "lastActiveDay": day_of(now)})
-        ACTIVITY.add(client_id, ACTIVITY_GROUP, {
+        ACTIVITY.add(client_id, {
             "chats": int(joins and not snap.exists), "messages": 1, "activeUsers": int(first_of_day),
             "promptTokens": usage["promptTokens"], "completionTokens": usage["completionTokens"],
-        }, moment=now, within=transaction)
+        }, user=uid, moment=now, within=transaction)
         return joins
 
     return transactions.run(body)
@@ -146,7 +145,7 @@ def record_usage(client_id: str, usage: dict[str, Any], now: dt.datetime) -> Non
     """A request's usage without a conversation (the proxy's, or a chat turn whose conversation was not saved)."""
     batch = firebase.db().batch()
     _add_usage(batch, client_id, usage, now)
-    ACTIVITY.add(client_id, ACTIVITY_GROUP, {
+    ACTIVITY.add(client_id, {
         "proxyRequests": int(usage["kind"].startswith("proxy")),
         "promptTokens": usage["promptTokens"], "completionTokens": usage["completionTokens"],
     }, moment=now, within=batch)

@@ -52,5 +52,4 @@ def delete_conversation(client: Client, uid: str, conversation_id: str) -> None:
 def daily_activity(client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, float]]:
     """{day: {chats, messages, activeUsers, proxyRequests, promptTokens, completionTokens}} for the days that had
     assistant activity (what analytics reads)."""
-    days = repo.ACTIVITY.daily(client_id, start_day, end_day)
-    return {day: groups.get(repo.ACTIVITY_GROUP, {}) for day, groups in days.items()}
+    return repo.ACTIVITY.daily(client_id, start_day, end_day)

@@ -4,7 +4,10 @@ Layout (one collection per kind of counter, under each client):
 
     clients/{clientId}/{collection}/{YYYY-MM-DD}_{shard}      shard = 00 .. shards-1
         clientId: str, day: "YYYY-MM-DD" (UTC), shard: int,
-        counts: {<group>: {<name>: int, ...}, ...}
+        counts: {<group>: {<name>: int, ...}, ...},
+        reach: {<group>: {<register>: rank, ...}, ...}     the day's active users (core.reach)
+    clients/{clientId}/{collection}/lifetime_{shard}          the same, for all time (day: "lifetime"), kept
+                                                              by counters made with lifetime=True
 
 Each `add` increments its counters with firestore.Increment on ONE shard chosen at random, so the writes
 of a busy client spread over `shards` documents per day (one document sustains only about one write per
@@ -14,16 +17,18 @@ range query on `day` (automatically indexed), so its cost is at most `shards` do
 activity, however many events there were. Readers (analytics) never scan events.
 """
 
+import dataclasses
 import datetime as dt
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from google.cloud import firestore
 
-from . import clock, firebase
+from . import clock, firebase, reach
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
+LIFETIME = "lifetime"  # the bucket of all time: sorts after every YYYY-MM-DD, so no day range takes it in
 
 
 def day_of(moment: dt.datetime | None = None) -> str:
@@ -31,10 +36,38 @@ def day_of(moment: dt.datetime | None = None) -> str:
     return (moment or clock.now()).astimezone(dt.UTC).strftime("%Y-%m-%d")
 
 
+@dataclasses.dataclass
+class Totals:
+    """A bucket's counters summed over its shards (and clients): {group: {name: total}}, and its sketches."""
+
+    counts: dict[str, dict[str, int | float]] = dataclasses.field(default_factory=dict)
+    reach: dict[str, dict[int, int]] = dataclasses.field(default_factory=dict)
+
+    def add_shard(self, data: dict) -> None:
+        for group, counters in (data.get("counts") or {}).items():
+            totals = self.counts.setdefault(group, {})
+            for name, value in (counters or {}).items():
+                totals[name] = totals.get(name, 0) + value
+        for group, registers in (data.get("reach") or {}).items():
+            reach.merge(self.reach.setdefault(group, {}), registers or {})
+
+    def merge(self, other: "Totals") -> "Totals":
+        """Add another bucket's totals (another day's, another client's) to these; returns self."""
+        self.add_shard({"counts": other.counts, "reach": other.reach})
+        return self
+
+    def count(self, group: str, name: str) -> int | float:
+        return self.counts.get(group, {}).get(name, 0)
+
+    def active_users(self, group: str) -> int:
+        return reach.estimate(self.reach.get(group, {}))
+
+
 class DailyCounters:
-    def __init__(self, collection: str, shards: int = 16):
+    def __init__(self, collection: str, shards: int = 16, *, lifetime: bool = False):
         self.collection = collection
         self.shards = shards
+        self.lifetime = lifetime
 
     def shards_collection(self, client_id: str):
         return firebase.db().collection("clients").document(client_id).collection(self.collection)
@@ -42,40 +75,67 @@ class DailyCounters:
     def shard_ref(self, client_id: str, day: str, shard: int):
         return self.shards_collection(client_id).document(f"{day}_{shard:02d}")
 
-    def add(self, client_id: str, group: str, counts: Mapping[str, int | float], *,
+    def add(self, client_id: str, group: str, counts: Mapping[str, int | float], *, user: str | None = None,
             moment: dt.datetime | None = None, within=None) -> None:
-        """Add `counts` to the client's `group` counters of the day of `moment`; `within`: a transaction or batch
-        to add the write to (default: written at once)."""
+        """Add `counts` to the client's `group` counters of the day of `moment` (and of all time, where kept);
+        `user`: who was active (the day's sketch of `group`); `within`: a transaction or batch to add the
+        writes to (default: written at once)."""
         for name in (group, *counts):
             if not _NAME.match(name):
                 raise ValueError(f"invalid counter name: {group}.{name}")
-        day = day_of(moment)
-        shard = random.randrange(self.shards)  # noqa: S311 - load spreading, not security
-        data = {
-            "clientId": client_id,
-            "day": day,
-            "shard": shard,
-            "counts": {group: {name: firestore.Increment(value) for name, value in counts.items()}},
-        }
-        ref = self.shard_ref(client_id, day, shard)
-        if within is None:
-            ref.set(data, merge=True)
+        if user is None:
+            shard = random.randrange(self.shards)  # noqa: S311 - load spreading, not security
         else:
-            within.set(ref, data, merge=True)
+            # By register, so each of a day's shards holds a sixteenth of the sketch, and one user's
+            # registers are never split.
+            index, rank = reach.register_of(client_id, user)
+            shard = index % self.shards
+        for day in (day_of(moment), *((LIFETIME,) if self.lifetime else ())):
+            data = {
+                "clientId": client_id,
+                "day": day,
+                "shard": shard,
+                "counts": {group: {name: firestore.Increment(value) for name, value in counts.items()}},
+            }
+            if user is not None:
+                data["reach"] = {group: {str(index): firestore.Maximum(rank)}}
+            ref = self.shard_ref(client_id, day, shard)
+            if within is None:
+                ref.set(data, merge=True)
+            else:
+                within.set(ref, data, merge=True)
 
-    def daily(self, client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, dict[str, int | float]]]:
-        """{day: {group: {name: total}}} for the days in [start_day, end_day] that had counts."""
+    def _scope(self, client_id: str | None):
+        """One client's shards, or with None every client's (a collection-group query)."""
+        if client_id is None:
+            return firebase.db().collection_group(self.collection)
+        return self.shards_collection(client_id)
+
+    def documents(self, client_id: str | None, start_day: str, end_day: str) -> Iterator[dict]:
+        """The shard documents of the days in [start_day, end_day] (LIFETIME, LIFETIME: the lifetime bucket);
+        client None: every client's (a collection-group query), each naming its clientId."""
         query = (
-            self.shards_collection(client_id)
+            self._scope(client_id)
             .where(filter=firestore.FieldFilter("day", ">=", start_day))
             .where(filter=firestore.FieldFilter("day", "<=", end_day))
         )
-        days: dict[str, dict[str, dict[str, int | float]]] = {}
         for snap in query.stream():
-            data = snap.to_dict() or {}
-            groups = days.setdefault(data.get("day", ""), {})
-            for group, counters in (data.get("counts") or {}).items():
-                totals = groups.setdefault(group, {})
-                for name, value in (counters or {}).items():
-                    totals[name] = totals.get(name, 0) + value
+            yield snap.to_dict() or {}
+
+    def days(self, client_id: str | None, start_day: str, end_day: str) -> dict[str, Totals]:
+        """{day: Totals} for the days in [start_day, end_day] that had activity; client None: every client."""
+        days: dict[str, Totals] = {}
+        for data in self.documents(client_id, start_day, end_day):
+            days.setdefault(data.get("day", ""), Totals()).add_shard(data)
         return dict(sorted(days.items()))
+
+    def all_time(self, client_id: str | None) -> Totals:
+        """The lifetime bucket (counters made with lifetime=True); client None: every client's together."""
+        totals = Totals()
+        for data in self.documents(client_id, LIFETIME, LIFETIME):
+            totals.add_shard(data)
+        return totals
+
+    def daily(self, client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, dict[str, int | float]]]:
+        """{day: {group: {name: total}}} for the days in [start_day, end_day] that had counts."""
+        return {day: totals.counts for day, totals in self.days(client_id, start_day, end_day).items()}

@@ -74,6 +74,16 @@ def age_on(born: dt.date, day: dt.date) -> int:
     return day.year - born.year - ((day.month, day.day) < (born.month, born.day))
 
 
+AGE_GROUPS = ("30-39", "40-49", "50-59", "60-69", "70-79", "80-89", "90+")  # the analytics age groups (2.14)
+
+
+def age_group(age: int | None) -> str | None:
+    """The 2.14 age group of an age; None under 30 or unknown."""
+    if age is None or age < 30:
+        return None
+    return "90+" if age >= 90 else f"{age // 10 * 10}-{age // 10 * 10 + 9}"
+
+
 def create_user(client: Client, email: str, password: str, role: str, display_name: str | None = None,
                 birth_date: str | None = None, sex: str | None = None) -> str:
     """Create an active member with a password; the first ID token already carries the claims.
@@ -103,6 +113,8 @@ def create_user(client: Client, email: str, password: str, role: str, display_na
             "role": role,
             "status": USER_ACTIVE,
             "birthDate": birth_date,
+            # the date as a number, so analytics can average ages with one aggregation query
+            "birthOrdinal": dt.date.fromisoformat(birth_date).toordinal() if birth_date else None,
             "sex": sex,
             "createdAt": now,
             "updatedAt": now,
@@ -114,11 +126,16 @@ def create_user(client: Client, email: str, password: str, role: str, display_na
     return user.uid
 
 
+def member_uids(client_id: str, role: str, limit: int = 50) -> list[str]:
+    """The uids of the client's earliest members of `role` (the demo world's), oldest first."""
+    query = (tenancy.client_ref(client_id).collection(tenancy.USERS)
+             .where(filter=firestore.FieldFilter("role", "==", role)).order_by("createdAt").limit(limit))
+    return [snap.id for snap in query.stream()]
+
+
 def first_member(client_id: str, role: str) -> str | None:
     """The uid of the client's earliest member of `role` (the demo world's admin or player), or None."""
-    query = (tenancy.client_ref(client_id).collection(tenancy.USERS)
-             .where(filter=firestore.FieldFilter("role", "==", role)).order_by("createdAt").limit(1))
-    return next((snap.id for snap in query.stream()), None)
+    return next(iter(member_uids(client_id, role, limit=1)), None)
 
 
 def disable_user(client: Client, uid: str) -> None:

@@ -3,7 +3,11 @@
 Layout:
     clients/{clientId}/fallRiskResults/{fallRiskResultId}   a result: steps as recorded, scoring once complete
     clients/{clientId}/fallRiskActivity/{day}_{shard}       the daily rollup (core.rollups): created and completed
-                                                            by origin, risk levels, urgent, test sums by age group
+                                                            by origin, risk levels, urgent, test sums by age group;
+                                                            on the day a result was created, how many of that day's
+                                                            results were started and completed (cohort*)
+    clients/{clientId}/users/{uid}.fallRisk                 the member's latest completed result: riskLevel,
+                                                            urgentAttention, completedAt, fallRiskResultId
 
 Result ids sort newest first (a reversed millisecond time, then randomness): a user's list and the client-wide
 list are one index range each, ordered by document id; a cursor is an id (no read); a date range is a range of
@@ -23,13 +27,11 @@ from typing import Any
 
 from google.cloud import firestore
 
-from ..core import firebase, tenancy, transactions
-from ..core.rollups import DailyCounters
+from ..core import activity, firebase, tenancy, transactions
 from ..core.transactions import Seen
 
 RESULTS = "fallRiskResults"
-ACTIVITY = DailyCounters("fallRiskActivity")
-ACTIVITY_GROUP = "fallRisk"
+ACTIVITY = activity.FALL_RISK
 
 _ID_TIME_DIGITS = 13
 _ID_SUFFIX = string.ascii_lowercase + string.digits
@@ -75,17 +77,29 @@ def get_member(client_id: str, uid: str) -> dict[str, Any] | None:
 def create(result: dict[str, Any], activity: dict[str, int]) -> None:
     batch = firebase.db().batch()
     batch.create(result_ref(result["clientId"], result["fallRiskResultId"]), result)
-    ACTIVITY.add(result["clientId"], ACTIVITY_GROUP, activity, moment=result["createdAt"], within=batch)
+    ACTIVITY.add(result["clientId"], activity, user=result["userId"], moment=result["createdAt"],
+                 within=batch)
     batch.commit()
 
 
-def commit_step(seen: Seen, updated: dict[str, Any], activity: dict[str, int | float] | None) -> None:
-    """Replace the result as it was read (or fail); a completion adds to the rollup in the same commit."""
+def commit_step(seen: Seen, updated: dict[str, Any], cohort: dict[str, int] | None,
+                completion: dict[str, int | float] | None) -> None:
+    """Replace the result as it was read (or fail), in one commit with what the step adds to the rollup: to the
+    day the result was created (`cohort`: it started, or completed) and to today (`completion`); a completion is
+    also the member's latest outcome."""
+    client_id, uid = updated["clientId"], updated["userId"]
     batch = firebase.db().batch()
-    batch.update(result_ref(updated["clientId"], updated["fallRiskResultId"]), updated,
-                 option=transactions.unchanged(seen))
-    if activity:
-        ACTIVITY.add(updated["clientId"], ACTIVITY_GROUP, activity, moment=updated["completedAt"], within=batch)
+    batch.update(result_ref(client_id, updated["fallRiskResultId"]), updated, option=transactions.unchanged(seen))
+    if cohort:
+        ACTIVITY.add(client_id, cohort, user=uid, moment=updated["createdAt"], within=batch)
+    if completion:
+        ACTIVITY.add(client_id, completion, user=uid, moment=updated["completedAt"], within=batch)
+        # merge: the member record is the identity area's; only this field is fall risk's. Completions are
+        # "now", so the last one written is the latest.
+        batch.set(tenancy.user_ref(client_id, uid), {"fallRisk": {
+            "fallRiskResultId": updated["fallRiskResultId"], "riskLevel": updated["riskLevel"],
+            "urgentAttention": updated["urgentAttention"], "completedAt": updated["completedAt"],
+        }}, merge=True)
     batch.commit()
 
 

@@ -105,8 +105,6 @@ LEVEL_LABELS = {1: "low", 2: "mild", 3: "moderate", 4: "high"}
 # What a reason does to the result: raises the risk, calls for attention soon, or is only noted.
 RISK, URGENT, NOTE = "risk", "urgent", "note"
 
-AGE_GROUPS = ("30-39", "40-49", "50-59", "60-69", "70-79", "80-89", "90+")  # the analytics groups (2.14)
-
 
 def describe(rules: Ruleset = CURRENT) -> dict[str, Any]:
     """The ruleset as data: what an assessment app shows (the statements) and what a clinician checks."""
@@ -122,13 +120,6 @@ def describe(rules: Ruleset = CURRENT) -> dict[str, Any]:
         "repeatedFalls": rules.repeated_falls,
         "riskLevels": [{"level": level, "label": label} for level, label in LEVEL_LABELS.items()],
     }
-
-
-def age_group(age: int | None) -> str | None:
-    """The 2.14 age group of an age; None under 30 or unknown."""
-    if age is None or age < 30:
-        return None
-    return "90+" if age >= 90 else f"{age // 10 * 10}-{age // 10 * 10 + 9}"
 
 
 def chair_stand_norm(ruleset: Ruleset, age: int) -> ChairStandNorm:
@@ -250,7 +241,7 @@ def score(steps: dict[str, dict[str, Any]], participant: dict[str, Any], day: dt
         "rulesVersion": rules.version, "riskLevel": level, "riskLabel": LEVEL_LABELS[level],
         "urgentAttention": level == 4 or any(r["effect"] == URGENT for r in reasons),
         "screenedAtRisk": screened, "functionalProblem": functional_problem,
-        "ageYears": age, "ageGroup": age_group(age), "sex": participant.get("sex"),
+        "ageYears": age, "ageGroup": users.age_group(age), "sex": participant.get("sex"),
         "questionnaire": questionnaire, "falls": falls, "chairStand": chair, "balance": balance, "gait": gait,
         "reasons": reasons,
     }

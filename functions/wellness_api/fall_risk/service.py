@@ -11,7 +11,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from ..core import auth, clock, tenancy, transactions
+from ..core import activity, auth, clock, tenancy, transactions
 from ..core.auth import Principal
 from ..core.errors import ApiError
 from ..core.tenancy import USER_ACTIVE, Client
@@ -235,10 +235,13 @@ def record_step(principal: Principal, client: Client, result_id: str, step: str,
         steps = {**stored["steps"], step: {**_stored_step(step, body), "recordedAt": now}}
         updated = {**stored, "steps": steps, "participant": _participant(stored, step, body), "status": IN_PROGRESS,
                    "updatedAt": now}
-        activity = None
+        origin = stored["origin"]
+        cohort = {"cohortStarted": 1, f"cohortStarted_{origin}": 1} if stored["status"] == CREATED else {}
+        completion = None
         if all(steps.get(name) is not None for name in STEPS):
-            updated, activity = _complete(updated, now)
-        repo.commit_step(seen, updated, activity)
+            updated, completion = _complete(updated, now)
+            cohort.update({"cohortCompleted": 1, f"cohortCompleted_{origin}": 1})
+        repo.commit_step(seen, updated, cohort, completion)
         outcome["result"] = updated
 
     transactions.optimistic(attempt, contention_error=CONTENTION)
@@ -256,25 +259,23 @@ def _complete(result: dict[str, Any], now: dt.datetime) -> tuple[dict[str, Any],
 def completion_activity(result: dict[str, Any], scoring: dict[str, Any]) -> dict[str, int | float]:
     """What a completion adds to the day's rollup: counts by origin and level, and the functional-test sums of
     the participant's age group (analytics averages them: sum / results)."""
-    activity: dict[str, int | float] = {"completed": 1, f"completed_{result['origin']}": 1,
-                                        f"riskLevel{scoring['riskLevel']}": 1,
-                                        "urgent": int(scoring["urgentAttention"])}
+    counts: dict[str, int | float] = {"completed": 1, f"completed_{result['origin']}": 1,
+                                      f"riskLevel{scoring['riskLevel']}": 1, "urgent": int(scoring["urgentAttention"])}
     group = scoring["ageGroup"]
     if group is not None:
-        prefix = "age" + group.replace("-", "to").replace("+", "plus")
+        prefix = activity.age_prefix(group)
         steps = result["steps"]
-        activity.update({
+        counts.update({
             f"{prefix}_results": 1,
             f"{prefix}_chairStands": scoring["chairStand"]["score"],
             f"{prefix}_tandemSeconds": steps["tandemStance"]["tandemSeconds"] or 0,
             f"{prefix}_singleLegSeconds": steps["singleLegStance"]["singleLegSeconds"] or 0,
             f"{prefix}_walkSteps": steps["tandemWalk"]["stepsCompleted"],
         })
-    return activity
+    return counts
 
 
 def daily_activity(client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, float]]:
-    """{day: {created, created_<origin>, completed, completed_<origin>, riskLevel1..4, urgent, age<group>_...}}
-    for the days with fall-risk activity (what analytics reads)."""
-    days = repo.ACTIVITY.daily(client_id, start_day, end_day)
-    return {day: groups.get(repo.ACTIVITY_GROUP, {}) for day, groups in days.items()}
+    """{day: {created, created_<origin>, completed, completed_<origin>, riskLevel1..4, urgent, age<group>_...,
+    cohortStarted[_<origin>], cohortCompleted[_<origin>]}} for the days with fall-risk activity."""
+    return repo.ACTIVITY.daily(client_id, start_day, end_day)

@@ -3,6 +3,9 @@
 clients/{clientId}/vitalScanSessions/{sessionId}    sessions (soft-deleted ones keep `deleted: true`)
 clients/{clientId}/vitalScanPoints/{cycle}_{shard}  spent points per shard of a cycle (points.py)
 clients/{clientId}/vitalScanRate/{window}_{shard}   calls counted per one-minute window (ratelimit.py)
+clients/{clientId}/vitalScanActivity/{day}_{shard} the daily rollup (core.rollups), group vitalScan: sessions
+                                                    created, started, completed, failed and expired, and the
+                                                    day's scanned users; written in the session's own commit
 vitalScanTokens/{sha256(scanToken)}                 hosted-session token -> (clientId, sessionId)
 """
 
@@ -13,7 +16,7 @@ import time
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
-from ..core import firebase, tenancy
+from ..core import activity, firebase, tenancy
 from . import points, ratelimit
 from .models import COMPLETED, UNFINISHED
 
@@ -21,6 +24,7 @@ SESSIONS = "vitalScanSessions"
 POINTS = "vitalScanPoints"
 RATE = "vitalScanRate"
 TOKENS = "vitalScanTokens"
+ACTIVITY = activity.VITAL_SCAN
 # Token documents and void markers are removed by Firestore TTL policies on expireAt.
 TOKEN_TTL_AFTER_EXPIRY = dt.timedelta(days=1)
 
@@ -179,6 +183,8 @@ def spend_point_and_create(record: dict, token_hash: str, cycle: points.Cycle, p
             "sessionId": record["vitalScanResultId"],
             "expireAt": record["expiresAt"] + TOKEN_TTL_AFTER_EXPIRY,
         })
+        ACTIVITY.add(client_id, {"created": 1}, user=record["userId"], moment=record["createdAt"],
+                     within=batch)
         if before_commit is not None:
             before_commit()
 
@@ -199,14 +205,23 @@ def read_session(client_id: str, session_id: str) -> dict | None:
     return visible(session_snapshot(client_id, session_id))
 
 
-def update_session_if_unchanged(snap, fields: dict, drop_token: str | None = None) -> bool:
+def _count(batch, snap, counts: dict[str, int] | None, moment) -> None:
+    if counts:
+        ACTIVITY.add(snap.get("clientId"), counts, user=snap.get("userId"), moment=moment,
+                     within=batch)
+
+
+def update_session_if_unchanged(snap, fields: dict, drop_token: str | None = None,
+                                activity: dict[str, int] | None = None) -> bool:
     """Write `fields` to the session only if it has not changed since `snap` was read (compare-and-set);
-    with `drop_token`, delete that hosted-token document in the same atomic batch. False on a conflict."""
+    with `drop_token`, delete that hosted-token document, and with `activity` count the change in the rollup,
+    in the same atomic batch. False on a conflict."""
     db = firebase.db()
     batch = db.batch()
     batch.update(snap.reference, fields, option=db.write_option(last_update_time=snap.update_time))
     if drop_token is not None:
         batch.delete(token_ref(drop_token))
+    _count(batch, snap, activity, fields.get("updatedAt"))
     try:
         batch.commit()
     except (gexc.FailedPrecondition, gexc.NotFound, gexc.Aborted):
@@ -260,11 +275,13 @@ def unfinished_past(now, limit: int, after=None) -> list:
 def expire_if_unchanged(snap) -> bool:
     """Mark a swept session expired unless it changed since it was read (precondition on update time)."""
     data = snap.to_dict()
+    db = firebase.db()
+    batch = db.batch()
+    batch.update(snap.reference, {"status": "expired", "updatedAt": data["expiresAt"]},
+                 option=db.write_option(last_update_time=snap.update_time))
+    _count(batch, snap, {"expired": 1}, data["expiresAt"])
     try:
-        snap.reference.update(
-            {"status": "expired", "updatedAt": data["expiresAt"]},
-            option=firebase.db().write_option(last_update_time=snap.update_time),
-        )
+        batch.commit()
     except (gexc.FailedPrecondition, gexc.NotFound):
         return False
     return True

@@ -172,6 +172,7 @@ class Change:
     result: object
     fields: dict = dataclasses.field(default_factory=dict)
     drop_token: str | None = None
+    activity: dict[str, int] | None = None  # what the change adds to the daily rollup
 
 
 def _change_session(client_id: str, session_id: str, decide) -> object:
@@ -183,7 +184,7 @@ def _change_session(client_id: str, session_id: str, decide) -> object:
         change = decide(repo.visible(snap), now)
         if not change.fields:
             return change.result
-        if repo.update_session_if_unchanged(snap, change.fields, change.drop_token):
+        if repo.update_session_if_unchanged(snap, change.fields, change.drop_token, change.activity):
             return change.result
     raise failures.unavailable(None)
 
@@ -192,6 +193,10 @@ def _expiry_fields(data: dict, now) -> dict:
     if data["status"] in UNFINISHED and now >= data["expiresAt"]:
         return {"status": EXPIRED, "updatedAt": data["expiresAt"]}
     return {}
+
+
+def _expiry_activity(fields: dict) -> dict[str, int] | None:
+    return {"expired": 1} if fields.get("status") == EXPIRED else None
 
 
 # ---------------------------------------------------------------------------------- GET and DELETE
@@ -211,7 +216,7 @@ def get_session(ws: Workspace, session_id: str) -> dict:
             seconds = max(1, math.ceil(wait))
             raise ApiError(429, POLL_TOO_SOON.format(seconds=seconds), headers={"Retry-After": str(seconds)})
         fields = {"lastPolledAt": now, **_expiry_fields(data, now)}
-        return Change(session_view({**data, **fields}), fields)
+        return Change(session_view({**data, **fields}), fields, activity=_expiry_activity(fields))
 
     return _change_session(ws.client_id, session_id, decide)
 
@@ -270,7 +275,7 @@ def _hosted(ref: HostedRef, action) -> object:
             raise ApiError(410, SESSION_ENDED)
         expiry = _expiry_fields(data, now)
         if expiry:
-            return Change(_ENDED, expiry)
+            return Change(_ENDED, expiry, activity=_expiry_activity(expiry))
         return action(data, now)
 
     result = _change_session(ref.client_id, ref.session_id, decide)
@@ -289,7 +294,7 @@ def hosted_start(ref: HostedRef) -> dict:
     def action(data, now) -> Change:
         if data["status"] == CREATED:
             fields = {"status": IN_PROGRESS, "startedAt": now, "updatedAt": now}
-            return Change(hosted_view({**data, **fields}), fields)
+            return Change(hosted_view({**data, **fields}), fields, activity={"started": 1})
         return Change(hosted_view(data))
 
     return _hosted(ref, action)
@@ -314,7 +319,7 @@ def hosted_measurement(ref: HostedRef, body: MeasurementBody) -> dict:
             "status": COMPLETED,
             "metrics": result,
             "redirectUrl": return_navigation(data.get("returnUrl"), ref.session_id, "completed"),
-        }, fields)
+        }, fields, activity={"completed": 1})
 
     return _hosted(ref, action)
 
@@ -326,7 +331,7 @@ def hosted_fail(ref: HostedRef, message: str) -> dict:
     def action(data, now) -> Change:
         _require_in_progress(data)
         fields = {"status": FAILED, "failedAt": now, "updatedAt": now, "error": {"message": message}}
-        return Change({"status": FAILED}, fields)
+        return Change({"status": FAILED}, fields, activity={"failed": 1})
 
     return _hosted(ref, action)
 

@@ -1,0 +1,49 @@
+"""The activity rollups: what each area counts per client and day as it writes, and analytics reads.
+
+They are declared here, once, because two sides need them: the area that writes a rollup in the same commit
+as its own change, and analytics, which reads every area's without reaching into the areas. Each is a
+core.rollups.DailyCounters with a lifetime bucket (totals without a range) and a group name, and every
+add names the active user, so active users per day and per range come from the days' sketches.
+"""
+
+import dataclasses
+
+from .rollups import DailyCounters
+
+
+@dataclasses.dataclass(frozen=True)
+class Rollup:
+    counters: DailyCounters
+    group: str
+
+    def add(self, client_id: str, counts, *, user: str | None, moment=None, within=None) -> None:
+        self.counters.add(client_id, self.group, counts, user=user, moment=moment, within=within)
+
+    def daily(self, client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, int | float]]:
+        """{day: {name: total}} of the group, for the days in the range that had activity."""
+        days = self.counters.days(client_id, start_day, end_day)
+        return {day: totals.counts.get(self.group, {}) for day, totals in days.items()}
+
+
+def age_prefix(age_group: str) -> str:
+    """The counter-name prefix of a 2.14 age group in the fall-risk rollup: 70-79 -> age70to79, 90+ -> age90plus."""
+    return "age" + age_group.replace("-", "to").replace("+", "plus")
+
+
+def _rollup(collection: str, group: str) -> Rollup:
+    return Rollup(DailyCounters(collection, lifetime=True), group)
+
+
+# lessons: plays, completedPlays (the app reports them: PUT /api/lessons/{id}/plays/{playId})
+LESSONS = _rollup("lessonActivity", "lessons")
+# sessionsStarted, sessionsCompleted, sessionsFailed, sessionsAbandoned, reps, durationSeconds, caloriesBurned,
+# activeUsers (exact, from aiMoveActiveDays)
+AI_MOVE = _rollup("aiMoveActivity", "aiMove")
+# chats, messages, activeUsers (exact, from assistantActive), proxyRequests, promptTokens, completionTokens
+WELLNESS_CHAT = _rollup("assistantActivity", "wellnessChat")
+# created, started, completed, failed, expired (sessions)
+VITAL_SCAN = _rollup("vitalScanActivity", "vitalScan")
+# created[_<origin>], completed[_<origin>], riskLevel1..4, urgent, age<group>_{results, chairStands, tandemSeconds,
+# singleLegSeconds, walkSteps} on the day of the event; cohortStarted[_<origin>], cohortCompleted[_<origin>] on
+# the day the result was created
+FALL_RISK = _rollup("fallRiskActivity", "fallRisk")
