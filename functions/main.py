@@ -90,6 +90,14 @@ def mediageneration(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
+@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+def analytics(req: https_fn.Request) -> https_fn.Response:
+    from wellness_api.analytics.routes import app
+    from wellness_api.core.http import dispatch
+
+    return dispatch(app, req)
+
+
 # The wellness chat and the OpenAI-compatible proxy stream answers for as long as the model takes (minutes at most).
 @https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=300, secrets=[config.LLM_API_KEY])
 def assistant(req: https_fn.Request) -> https_fn.Response:

@@ -34,6 +34,7 @@ DEMO_NAMES = (
     "EXERCISE_ID", "AI_MOVE_SESSION_ID", "FALL_RISK_RESULT_ID", "CONTENT_KEY", "CONTENT_KEYS", "CONTENT_ID", "CONTENT_VERSION_ID",
     "CATEGORY_KEY", "MEDIA_JOB_ID", "MEDIA_FAILED_JOB_ID", "MEDIA_VIDEO_JOB_ID", "MEDIA_FAILED_VIDEO_JOB_ID",
     "CONVERSATION_ID",
+    "PLAY_ID",
 )
 SKIP_MARK = re.compile(r"^<!--\s*not run:\s*(?P<reason>\S.*?)\s*-->$")
 EXPECT = re.compile(r"#\s*->\s*(?P<status>\d{3})\b")

@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         run_pass("demo admin, every operation", env, env["ADMIN_ID_TOKEN"], admin_budget, []),
         run_pass("demo player, member operations", env, env["PLAYER_ID_TOKEN"], max(10, args.max_time - admin_budget),
                  ["--include-tag-regex",
-                  "^(Lessons|API keys|Identity|Fall risk|Media generation|AI assistant|OpenAI-compatible proxy)$"]),
+                  "^(Lessons|API keys|Identity|Fall risk|Media generation|AI assistant|OpenAI-compatible proxy|Analytics)$"]),
     ]
     return 0 if all(code == 0 for code in codes) else 1
 

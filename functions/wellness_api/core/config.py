@@ -50,6 +50,14 @@ LLM_MODEL = params.StringParam("LLM_MODEL", default="",
                                description="The model of the wellness chat and the proxy's default model.")
 LLM_API_KEY = params.SecretParam("LLM_API_KEY")
 
+# The analytics dashboard signs administrators in with the Firebase JS SDK, which needs the project's Web API key
+# (public: it identifies the project, it grants nothing). Against the Auth emulator any value will do. (The
+# FIREBASE_ prefix is reserved for params.)
+WEB_API_KEY = params.StringParam("WEB_API_KEY", default="",
+                                          description="The Firebase project's Web API key, for the dashboard's "
+                                                      "sign-in (Project settings > General).")
+EMULATOR_WEB_API_KEY = "demo-api-key"
+
 
 def project_id() -> str:
     return (
@@ -61,6 +69,18 @@ def project_id() -> str:
 
 def using_emulators() -> bool:
     return bool(os.environ.get("FIRESTORE_EMULATOR_HOST"))
+
+
+def auth_emulator_url() -> str | None:
+    """The Auth emulator's URL when the functions run against it (browsers on this machine reach it there)."""
+    host = os.environ.get("FIREBASE_AUTH_EMULATOR_HOST")
+    return f"http://{host}" if host else None
+
+
+def firebase_web_config() -> dict[str, str]:
+    """The Firebase JS SDK's config of this project: public values."""
+    api_key = WEB_API_KEY.value or (EMULATOR_WEB_API_KEY if auth_emulator_url() else "")
+    return {"apiKey": api_key, "authDomain": f"{project_id()}.firebaseapp.com", "projectId": project_id()}
 
 
 def base_url() -> str:

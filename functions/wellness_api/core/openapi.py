@@ -61,7 +61,7 @@ SAMPLE_PATH_VALUES = {"clientId": "CLIENT_ID", "keyId": "KEY_ID", "lessonId": "L
                       "key": "CONTENT_KEY", "contentId": "CONTENT_ID",
                       "versionId": "CONTENT_VERSION_ID", "categoryKey": "CATEGORY_KEY",
                       "keys": "CONTENT_KEYS", "jobId": "MEDIA_JOB_ID",
-                      "conversationId": "CONVERSATION_ID"}
+                      "conversationId": "CONVERSATION_ID", "playId": "PLAY_ID"}
 
 # ------------------------------------------------------------------------------ headers
 

@@ -5,11 +5,14 @@ Idempotent: every lesson and plan has a fixed id and is created only when missin
 set only when the client has none.
 """
 
-from ..core import provisioning, tenancy
+import datetime as dt
+
+from ..core import clock, provisioning, tenancy, users
+from ..core.auth import Principal
 from ..core.tenancy import Client
 from . import repository as repo
 from . import service
-from .models import CreateLessonBody, UpdateLessonBody
+from .models import CreateLessonBody, PlayBody, UpdateLessonBody
 
 ACTOR = "platformctl seed"
 TIERS = "Free,Plus,Premium"
@@ -144,3 +147,28 @@ def seed(client: Client) -> None:
         service.upload_subtitle(client, first["id"], "en", upload, ACTOR)
     if not repo.plans_collection(client.client_id).document(PLAN["id"]).get().exists:
         service.create_plan(client.client_id, PLAN["title"], PLAN["lessonIds"], True, plan_id=PLAN["id"], actor=ACTOR)
+    _seed_plays(client)
+
+
+PLAY_DAYS = 28
+
+
+def _seed_plays(client: Client) -> None:
+    """Four weeks of lesson plays by the client's players: a few a day, most watched to the end. The playIds are
+    fixed, so seeding again reports the same plays and counts nothing twice."""
+    live = [lesson["id"] for lesson in repo.live_lessons(client.client_id)]
+    players = users.member_uids(client.client_id, tenancy.ROLE_PLAYER, limit=12)
+    # the last play seeded is today's of the first player: when it exists, so do the others
+    if not live or not players or repo.play_ref(client.client_id, players[0], "demo-play-00-00").get().exists:
+        return
+    for days_ago in range(PLAY_DAYS, -1, -1):
+        for number, uid in enumerate(players):
+            if (days_ago + number) % 3:
+                continue
+            principal = Principal(kind="user", client_id=client.client_id, uid=uid, role=tenancy.ROLE_PLAYER)
+            lesson_id = live[(days_ago + number) % len(live)]
+            play_id = f"demo-play-{days_ago:02d}-{number:02d}"
+            with clock.shifted(dt.timedelta(days=-days_ago, hours=-3)):
+                service.report_play(principal, lesson_id, play_id, PlayBody(status="started"))
+                if (days_ago * number) % 4 != 1:
+                    service.report_play(principal, lesson_id, play_id, PlayBody(status="completed"))

@@ -12,7 +12,7 @@ One canonical stored form, converted here and nowhere else:
 import datetime as dt
 import html
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -446,3 +446,25 @@ class SubtitleForm(BaseModel):
     locale: str = Field(description="en, zh_Hant or zh_Hans.")
     file: bytes = Field(description=f"A WebVTT (.vtt) file of at most {MAX_SUBTITLE_BYTES // 1024} KiB.")
 
+
+
+# ------------------------------------------------------------------------------------ plays (reported by the app)
+
+PLAY_STATUSES = ("started", "completed")
+PLAY_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
+
+
+class PlayBody(_Strict):
+    """PUT /api/lessons/{lessonId}/plays/{playId}: where the play stands."""
+
+    status: Literal["started", "completed"] = Field(
+        description="started when the video begins, completed when it is watched to the end. A completed play "
+                    "stays completed: reporting it started again changes nothing.")
+
+
+def play_view(play: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "playId": play["playId"], "lessonId": play["lessonId"], "status": play["status"],
+        "startedAt": clock.iso(play["startedAt"]),
+        "completedAt": clock.iso(play["completedAt"]) if play.get("completedAt") else None,
+    }

@@ -13,11 +13,13 @@ import uuid
 
 from google.cloud import firestore
 
-from ..core import firebase, storage, tenancy
+from ..core import activity, firebase, storage, tenancy
 from .models import MAX_LESSONS_PER_CLIENT, MAX_PLANS_PER_CLIENT
 
 LESSONS = "lessons"
 PLANS = "lessonPlans"
+PLAYS = "lessonPlays"
+ACTIVITY = activity.LESSONS
 CATALOG = "lessonCatalog"
 STATE = "state"
 VTT_CONTENT_TYPE = "text/vtt"
@@ -158,3 +160,22 @@ def upload_subtitle(path: str, data: bytes, locale: str) -> str:
 
 download_url = storage.download_url
 delete_object = storage.delete
+
+
+# ------------------------------------------------------------------------------------ plays
+
+
+def play_ref(client_id: str, uid: str, play_id: str):
+    # the user's uid in the id: two users choosing the same playId never meet
+    return tenancy.client_ref(client_id).collection(PLAYS).document(f"{uid}_{play_id}")
+
+
+def read_play_in(transaction, client_id: str, uid: str, play_id: str) -> dict | None:
+    snap = play_ref(client_id, uid, play_id).get(transaction=transaction)
+    return snap.to_dict() if snap.exists else None
+
+
+def write_play(transaction, play: dict, counts: dict[str, int]) -> None:
+    """Store the play and count what changed in the daily rollup, in the caller's transaction."""
+    transaction.set(play_ref(play["clientId"], play["userId"], play["playId"]), play)
+    ACTIVITY.add(play["clientId"], counts, user=play["userId"], within=transaction)

@@ -158,3 +158,17 @@ class LivePlanConflict(PlainError):
     """The change would turn off lessons held by live plans; repeat with force true after confirming."""
 
     conflicts: list[PlanConflict]
+
+
+class LessonPlay(Closed):
+    playId: str
+    lessonId: str
+    status: Literal["started", "completed"]
+    startedAt: str
+    completedAt: str | None
+
+
+class PlayReported(Closed):
+    """The play as it stands after the report."""
+
+    play: LessonPlay

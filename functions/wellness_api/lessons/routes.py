@@ -11,10 +11,20 @@ from .models import (
     ClientQuery,
     CreateLessonBody,
     ListLessonsQuery,
+    PlayBody,
     SubtitleForm,
     UpdateLessonBody,
 )
-from .responses import Catalog, CatalogUpdated, LessonCreated, LessonList, LivePlanConflict, OneLesson, SubtitleUploaded
+from .responses import (
+    Catalog,
+    CatalogUpdated,
+    LessonCreated,
+    LessonList,
+    LivePlanConflict,
+    OneLesson,
+    PlayReported,
+    SubtitleUploaded,
+)
 
 AREA = "lessons"
 # JSON bodies stay small; the limit is set by the subtitle upload: a file of at most
@@ -93,6 +103,25 @@ def get_lesson(lesson_id: str):
         raise ApiError(404, service.LESSON_NOT_FOUND)
     _metered(client_id, "get")
     return {"lesson": service.get_live(client_id, lesson_id)}
+
+
+@api.put("/api/lessons/<lesson_id>/plays/<play_id>", operation_id="reportLessonPlay",
+         summary="Report that the user started or finished a lesson",
+         description="The app reports a play of a live lesson for analytics: status started when the video begins, "
+                     "completed when it ends. The app chooses playId (8-64 letters, digits, - or _; a UUID will do) "
+                     "and sends the same one for both reports, so a retried report counts once. 201 for a new play, "
+                     "200 for a known one; a completed play stays completed. The user's ID token (player, admin or "
+                     "guest) of the lesson's client.",
+         security=[ID_TOKEN], sample_as="PLAYER_ID_TOKEN", body=PlayBody, responses={200: PlayReported, 201: PlayReported},
+         errors=[error(400, "Invalid body or playId."), error(401, "Missing, invalid or expired ID token."),
+                 error(404, "Lesson not found (or not live)."),
+                 error(409, "The playId was reported for another lesson.")])
+def report_play(lesson_id: str, play_id: str):
+    principal = auth.require_user()
+    body = http.parse_body(PlayBody)
+    play, created = service.report_play(principal, lesson_id, play_id, body)
+    _metered(principal.client_id, "play")
+    return {"play": play}, 201 if created else 200
 
 
 # ------------------------------------------------------------------------------------ B2B catalog

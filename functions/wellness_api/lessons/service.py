@@ -382,3 +382,43 @@ def create_plan(client_id: str, title: dict[str, str], lesson_ids: list[str], li
 
     transactions.run(run)
     return plan_id
+
+
+# ------------------------------------------------------------------------------------ plays
+
+INVALID_PLAY_ID = "playId must be 8 to 64 letters, digits, hyphens or underscores."
+PLAY_OF_ANOTHER_LESSON = "This playId belongs to another lesson."
+
+
+def report_play(principal: Principal, lesson_id: str, play_id: str, body: models.PlayBody) -> tuple[dict, bool]:
+    """Record that the caller started or finished a live lesson of their client; (the play, whether it is new).
+
+    The app chooses the playId, so a report sent twice (a retry, a flaky network) is the same play: it counts
+    once as a play and once as completed, in the same transaction as the play is written."""
+    if not models.PLAY_ID.match(play_id):
+        raise ApiError(400, INVALID_PLAY_ID)
+    client_id = principal.client_id
+    if tenancy.get_client(client_id) is None:
+        raise ApiError(401, WRONG_CLIENT)
+    get_live(client_id, lesson_id)
+    completed = body.status == "completed"
+
+    def run(transaction) -> tuple[dict, bool]:
+        stored = repo.read_play_in(transaction, client_id, principal.uid, play_id)
+        now = clock.now()
+        if stored is None:
+            play = {"playId": play_id, "lessonId": lesson_id, "clientId": client_id, "userId": principal.uid,
+                    "status": body.status, "startedAt": now, "completedAt": now if completed else None,
+                    "updatedAt": now}
+            repo.write_play(transaction, play, {"plays": 1, "completedPlays": int(completed)})
+            return play, True
+        if stored["lessonId"] != lesson_id:
+            raise ApiError(409, PLAY_OF_ANOTHER_LESSON)
+        if completed and stored["status"] != "completed":
+            play = {**stored, "status": "completed", "completedAt": now, "updatedAt": now}
+            repo.write_play(transaction, play, {"completedPlays": 1})
+            return play, False
+        return stored, False
+
+    play, created = transactions.run(run)
+    return models.play_view(play), created

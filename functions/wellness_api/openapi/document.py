@@ -39,6 +39,7 @@ APPS = (
     ("wellness_api.media_generation.routes", "app"),
     ("wellness_api.assistant.routes", "app"),
     ("wellness_api.assistant.routes", "proxy_app"),
+    ("wellness_api.analytics.routes", "app"),
 )
 
 # Ids the platform mints or accepts (tenancy.valid_id).
@@ -58,6 +59,8 @@ PATH_PARAMS = {
     "categoryKey": ("A content category key.", None),
     "jobId": ("The id of a media-generation job of the client.", None),
     "conversationId": ("The id of one of the caller's wellness-chat conversations.", None),
+    "playId": ("An id the app chooses for one play of a lesson: 8-64 letters, digits, - or _ (a UUID will do).",
+               None),
 }
 
 TAG_DESCRIPTIONS = {
@@ -83,6 +86,9 @@ TAG_DESCRIPTIONS = {
     "OpenAI-compatible proxy": "OpenAI's chat-completions (streamed or not), embeddings and models APIs for signed-in "
                                "users, with the platform's provider key, a per-client model allow-list and the same "
                                "budgets and usage records as the chat (spec 4.5).",
+    "Analytics": "The administrators' dashboard (spec 4.10, 2.14): linked players by fall risk and age, engagement "
+                 "per module with active users per day, assessment counts and functional-test averages, all read "
+                 "from rollups kept as activity is written; and the settings of the dashboard page.",
 }
 
 JSON = "application/json"

@@ -15,9 +15,9 @@ from ..core import config, firebase, provisioning, server_keys, tenancy, users
 from ..core.tenancy import Client
 
 AREA_SEEDERS: list[str] = [
-    "wellness_api.lessons.demo",
     "wellness_api.ai_move.demo",
     "wellness_api.fall_risk.demo",
+    "wellness_api.lessons.demo",  # after fall risk, whose demo members play lessons too
     "wellness_api.content.demo",
     "wellness_api.media_generation.demo",
     "wellness_api.vital_scan.demo",

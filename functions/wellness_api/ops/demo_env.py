@@ -13,7 +13,8 @@ token, creates one new Vital Scan session with the demo key, which spends one de
 new AI Move session and one new fall-risk result (FALL_RISK_RESULT_ID, which the docs' step samples complete)
 for the demo player, and one new content item of the demo client (CONTENT_ID, which the
 docs' delete sample may delete). The media jobs (MEDIA_*) and the demo player's conversation
-(CONVERSATION_ID) are the demo world's own: each seed restores them.
+(CONVERSATION_ID) are the demo world's own: each seed restores them. PLAY_ID is a new id for reporting a
+lesson play.
 A failure prints one line on stderr and exits 1; stdout then stays empty.
 """
 
@@ -55,6 +56,7 @@ NAMES = (
     "MEDIA_VIDEO_JOB_ID",
     "MEDIA_FAILED_VIDEO_JOB_ID",
     "CONVERSATION_ID",
+    "PLAY_ID",
 )
 HEADER = ("# ID tokens and CLIENT_TOKEN expire after an hour: run eval \"$(bin/demo-env)\" again "
           "(each run also creates a new Vital Scan session, one demo point).")
@@ -236,6 +238,7 @@ def collect() -> dict[str, str]:
         "MEDIA_VIDEO_JOB_ID": media.AVAILABLE_VIDEO,
         "MEDIA_FAILED_VIDEO_JOB_ID": media.FAILED_VIDEO,
         "CONVERSATION_ID": assistant.CONVERSATION_ID,
+        "PLAY_ID": uuid.uuid4().hex,
     }
 
 
