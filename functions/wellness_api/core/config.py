@@ -50,12 +50,15 @@ LLM_MODEL = params.StringParam("LLM_MODEL", default="",
                                description="The model of the wellness chat and the proxy's default model.")
 LLM_API_KEY = params.SecretParam("LLM_API_KEY")
 
-# The analytics dashboard signs administrators in with the Firebase JS SDK, which needs the project's Web API key
-# (public: it identifies the project, it grants nothing). Against the Auth emulator any value will do. (The
-# FIREBASE_ prefix is reserved for params.)
-WEB_API_KEY = params.StringParam("WEB_API_KEY", default="",
-                                          description="The Firebase project's Web API key, for the dashboard's "
-                                                      "sign-in (Project settings > General).")
+# The project's Web API key (public: it identifies the project, it grants nothing): the password grant verifies
+# passwords with it, and the analytics dashboard's Firebase JS SDK signs in with it. Against the Auth emulator
+# neither needs a real one.
+WEB_API_KEY = params.StringParam(
+    "IDENTITY_WEB_API_KEY",
+    default="",
+    description="Web API key of the Firebase project: the password grant and the analytics dashboard's sign-in "
+    "(not needed against the Auth emulator).",
+)
 EMULATOR_WEB_API_KEY = "demo-api-key"
 
 

@@ -15,12 +15,8 @@ import os
 import requests
 from firebase_functions import params
 
-WEB_API_KEY = params.StringParam(
-    "IDENTITY_WEB_API_KEY",
-    default="",
-    description="Web API key of the Firebase project; the password grant verifies passwords with it "
-    "(not needed against the Auth emulator).",
-)
+from ..core import config
+
 TOOLKIT_URL = params.StringParam(
     "IDENTITY_TOOLKIT_URL",
     default="",
@@ -69,7 +65,7 @@ def base_url() -> str:
 
 
 def _api_key() -> str:
-    key = WEB_API_KEY.value.strip()
+    key = config.WEB_API_KEY.value.strip()
     if key:
         return key
     if os.environ.get("FIREBASE_AUTH_EMULATOR_HOST"):

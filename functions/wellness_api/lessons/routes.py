@@ -112,7 +112,8 @@ def get_lesson(lesson_id: str):
                      "and sends the same one for both reports, so a retried report counts once. 201 for a new play, "
                      "200 for a known one; a completed play stays completed. The user's ID token (player, admin or "
                      "guest) of the lesson's client.",
-         security=[ID_TOKEN], sample_as="PLAYER_ID_TOKEN", body=PlayBody, responses={200: PlayReported, 201: PlayReported},
+         security=[ID_TOKEN], sample_as="PLAYER_ID_TOKEN", body=PlayBody, example={"status": "completed"},
+         responses={200: PlayReported, 201: PlayReported},
          errors=[error(400, "Invalid body or playId."), error(401, "Missing, invalid or expired ID token."),
                  error(404, "Lesson not found (or not live)."),
                  error(409, "The playId was reported for another lesson.")])

@@ -8,7 +8,7 @@ import datetime as dt
 import math
 import random
 
-from ..core import clock, tenancy, users
+from ..core import clock, firebase, tenancy, users
 from ..core.tenancy import Client
 from . import engine
 from . import metrics as metrics_mod
@@ -39,10 +39,15 @@ def seed(client: Client) -> None:
     now = clock.now()
     started, completed = now - dt.timedelta(days=1), now - dt.timedelta(days=1) + dt.timedelta(minutes=1)
     metrics = metrics_mod.public_metrics(engine.current().estimate(_trace())) or {}
-    repo.session_ref(client.client_id, SESSION_ID).set({
+    batch = firebase.db().batch()
+    batch.set(repo.session_ref(client.client_id, SESSION_ID), {
         "vitalScanResultId": SESSION_ID, "clientId": client.client_id, "userId": uid, "locale": "en",
         "returnUrl": None, "status": COMPLETED, "createdAt": started, "updatedAt": completed,
         "expiresAt": started + dt.timedelta(hours=1), "startedAt": started,
         "completedAt": completed, "failedAt": None, "error": None, "metrics": metrics,
         "deleted": False, "deletedAt": None, "lastPolledAt": None, "scanTokenHash": None, "keyId": None,
     })
+    # counted as the partner API and the hosted page would have counted it, in the same commit
+    repo.ACTIVITY.add(client.client_id, {"created": 1, "started": 1}, user=uid, moment=started, within=batch)
+    repo.ACTIVITY.add(client.client_id, {"completed": 1}, user=uid, moment=completed, within=batch)
+    batch.commit()
