@@ -153,19 +153,26 @@ def seed(client: Client) -> None:
 PLAY_DAYS = 28
 
 
+def _plays_on(days_ago: int, number: int) -> bool:
+    """Whether demo player `number` plays a lesson `days_ago` days back: about half of them on a weekday, a
+    fifth at weekends; the first player always today (the marker that the plays are seeded)."""
+    weekend = (clock.now() - dt.timedelta(days=days_ago)).weekday() >= 5
+    return (days_ago == 0 and number == 0) or (days_ago * 7 + number * 3) % 10 < (2 if weekend else 5)
+
+
 def _seed_plays(client: Client) -> None:
-    """Four weeks of lesson plays by the client's players: a few a day, most watched to the end. The playIds are
-    fixed, so seeding again reports the same plays and counts nothing twice."""
+    """Four weeks of lesson plays by the client's players, most watched to the end. The playIds are fixed, so
+    seeding again reports the same plays and counts nothing twice."""
     live = [lesson["id"] for lesson in repo.live_lessons(client.client_id)]
     players = users.member_uids(client.client_id, tenancy.ROLE_PLAYER, limit=12)
     # the last play seeded is today's of the first player: when it exists, so do the others
     if not live or not players or repo.play_ref(client.client_id, players[0], "demo-play-00-00").get().exists:
         return
     for days_ago in range(PLAY_DAYS, -1, -1):
-        for number, uid in enumerate(players):
-            if (days_ago + number) % 3:
+        for number in reversed(range(len(players))):
+            if not _plays_on(days_ago, number):
                 continue
-            principal = Principal(kind="user", client_id=client.client_id, uid=uid, role=tenancy.ROLE_PLAYER)
+            principal = Principal(kind="user", client_id=client.client_id, uid=players[number], role=tenancy.ROLE_PLAYER)
             lesson_id = live[(days_ago + number) % len(live)]
             play_id = f"demo-play-{days_ago:02d}-{number:02d}"
             with clock.shifted(dt.timedelta(days=-days_ago, hours=-3)):
