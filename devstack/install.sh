@@ -247,7 +247,8 @@ read -r web_key docs_key < <(node -e '
     return h.digest("hex");
   };
   console.log(key("web/package.json", "web/package-lock.json"),
-    key("web/docs.js", "web/csp.js", "web/vital-scan.js", "web/build.mjs", "web/package-lock.json"));')
+    key("web/docs.js", "web/csp.js", "web/vital-scan.js", "web/analytics.js", "web/analytics.css", "web/build.mjs",
+      "web/package-lock.json"));')
 [ -n "$docs_key" ] || die "could not hash the web/ sources with node"
 if ! stamp_ok web-npm "$web_key" || [ ! -x web/node_modules/.bin/esbuild ] \
     || [ ! -f web/node_modules/@scalar/api-reference/package.json ] \
@@ -266,8 +267,9 @@ fi
 # git-ignored; the committed index.html of each loads them).
 if ! stamp_ok web-docs "$docs_key" || [ ! -f public/docs/docs.js ] || [ ! -f public/docs/docs.css ] \
     || [ ! -d public/docs/chunks ] || [ ! -f public/vital-scan/scan.js ] \
-    || [ ! -f public/vital-scan/models/tiny_face_detector_model.bin ]; then
-  log "bundling the API reference and Vital Scan pages into public/docs/ and public/vital-scan/ (esbuild) ..."
+    || [ ! -f public/vital-scan/models/tiny_face_detector_model.bin ] \
+    || [ ! -f public/admin/analytics/analytics.js ]; then
+  log "bundling the API reference, Vital Scan and analytics pages into public/docs/, public/vital-scan/ and public/admin/analytics/ (esbuild) ..."
   node web/build.mjs
   stamp_set web-docs "$docs_key"
 fi

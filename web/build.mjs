@@ -1,5 +1,6 @@
-// Bundles the /docs page (web/docs.js + Scalar) into public/docs/ and the hosted Vital Scan page's script
-// (web/vital-scan.js + @vladmandic/face-api) into public/vital-scan/ with esbuild. Run by
+// Bundles the /docs page (web/docs.js + Scalar) into public/docs/, the hosted Vital Scan page's script
+// (web/vital-scan.js + @vladmandic/face-api) into public/vital-scan/ and the analytics dashboard (web/analytics.js
+// + the Firebase JS SDK's Auth + Chart.js) into public/admin/analytics/ with esbuild. Run by
 // devstack/install.sh (`node web/build.mjs`); prints the size of what it wrote.
 //
 //   public/docs/index.html        committed, loads the two fixed names below
@@ -9,6 +10,9 @@
 //   public/vital-scan/scan.js     the page's script with the face detector (tfjs bundled in)
 //   public/vital-scan/models/     the detector's weights, copied from the npm package (self-hosted, no CDN):
 //                                 TinyFaceDetector and the tiny 68-point landmarks
+//   public/admin/analytics/index.html  committed, loads the two below
+//   public/admin/analytics/analytics.js, analytics.css  the dashboard's script and styles (web/analytics.css,
+//                                 imported by web/analytics.js), with their licence texts (*.LEGAL.txt)
 import { build } from 'esbuild'
 import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
@@ -95,3 +99,21 @@ for (const model of ['tiny_face_detector_model', 'face_landmark_68_tiny_model'])
 console.log(`[web] bundled public/vital-scan/ in ${((Date.now() - scanStarted) / 1000).toFixed(1)} s: ` +
   `scan.js ${(statSync(join(scanDir, 'scan.js')).size / 1024).toFixed(0)} KiB, models ${(modelBytes / 1024).toFixed(0)} KiB` +
   (scanResult.warnings.length ? `; ${scanResult.warnings.length} warning(s)` : ''))
+
+// ------------------------------------------------------------------------------ the analytics dashboard page
+const adminDir = join(here, '..', 'public', 'admin', 'analytics')
+mkdirSync(adminDir, { recursive: true })
+for (const name of readdirSync(adminDir)) {
+  if (name !== 'index.html') rmSync(join(adminDir, name), { recursive: true, force: true })
+}
+const adminStarted = Date.now()
+const adminResult = await build({
+  ...common,
+  entryPoints: { analytics: 'analytics.js' },
+  outdir: adminDir,
+  define: { 'process.env.NODE_ENV': '"production"' },
+})
+const adminFiles = readdirSync(adminDir).filter((n) => n !== 'index.html').sort()
+console.log(`[web] bundled public/admin/analytics/ in ${((Date.now() - adminStarted) / 1000).toFixed(1)} s: ` +
+  adminFiles.map((n) => `${n} ${(statSync(join(adminDir, n)).size / 1024).toFixed(0)} KiB`).join(', ') +
+  (adminResult.warnings.length ? `; ${adminResult.warnings.length} warning(s)` : ''))
