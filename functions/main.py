@@ -135,6 +135,14 @@ def vitalscansweep(event: scheduler_fn.ScheduledEvent) -> None:
     service.sweep_expired()
 
 
+@scheduler_fn.on_schedule(schedule="every 15 minutes", timeout_sec=540, memory=options.MemoryOption.MB_256)
+def analyticscompact(event: scheduler_fn.ScheduledEvent) -> None:
+    """Folds the activity rollups' shards into one document per client and day, which analytics then reads."""
+    from wellness_api.core import activity
+
+    activity.compact_all()
+
+
 def _serve_paths_the_runtime_cannot_route() -> None:
     """Hand paths the functions runtime's own router refuses to this process's function.
 

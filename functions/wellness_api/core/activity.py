@@ -2,7 +2,8 @@
 
 They are declared here, once, because two sides need them: the area that writes a rollup in the same commit
 as its own change, and analytics, which reads every area's without reaching into the areas. Each is a
-core.rollups.DailyCounters with a lifetime bucket (totals without a range) and a group name, and every
+core.rollups.DailyCounters with a lifetime bucket (totals without a range), compacted into one document per
+day by the scheduled `analyticscompact` (so a past day costs a reader one document), and a group name; every
 add names the active user, so active users per day and per range come from the days' sketches.
 """
 
@@ -31,7 +32,7 @@ def age_prefix(age_group: str) -> str:
 
 
 def _rollup(collection: str, group: str) -> Rollup:
-    return Rollup(DailyCounters(collection, lifetime=True), group)
+    return Rollup(DailyCounters(collection, lifetime=True, compacted=True), group)
 
 
 # lessons: plays, completedPlays (the app reports them: PUT /api/lessons/{id}/plays/{playId})
@@ -47,3 +48,23 @@ VITAL_SCAN = _rollup("vitalScanActivity", "vitalScan")
 # singleLegSeconds, walkSteps} on the day of the event; cohortStarted[_<origin>], cohortCompleted[_<origin>] on
 # the day the result was created
 FALL_RISK = _rollup("fallRiskActivity", "fallRisk")
+
+
+ALL = (LESSONS, AI_MOVE, WELLNESS_CHAT, VITAL_SCAN, FALL_RISK)
+COMPACT_BATCH = 500  # shards looked up per rollup and round
+
+
+def compact_all(max_rounds: int = 100) -> int:
+    """Fold every rollup's pending shards into their days' documents (the scheduled `analyticscompact`, and
+    the bench); returns how many shards were folded. Today's shards are folded too: the next writes of the
+    day simply make new ones."""
+    folded = 0
+    for rollup in ALL:
+        for _ in range(max_rounds):
+            pending = rollup.counters.pending(COMPACT_BATCH)
+            for (client_id, day), refs in pending.items():
+                rollup.counters.compact(client_id, day, refs)
+                folded += len(refs)
+            if sum(len(refs) for refs in pending.values()) < COMPACT_BATCH:
+                break
+    return folded

@@ -6,6 +6,8 @@ Layout (one collection per kind of counter, under each client):
         clientId: str, day: "YYYY-MM-DD" (UTC), shard: int,
         counts: {<group>: {<name>: int, ...}, ...},
         reach: {<group>: {<register>: rank, ...}, ...}     the day's active users (core.reach)
+        pending: true                                       (compacted counters) not folded yet
+    clients/{clientId}/{collection}/{YYYY-MM-DD}_all          (compacted counters) the day's folded shards
     clients/{clientId}/{collection}/lifetime_{shard}          the same, for all time (day: "lifetime"), kept
                                                               by counters made with lifetime=True
 
@@ -15,6 +17,13 @@ second under contention), and an increment needs no read: inside a transaction o
 and never a conflict. A day's totals are the sum over its shards; `daily()` reads a date range with one single-field
 range query on `day` (automatically indexed), so its cost is at most `shards` documents per day that had
 activity, however many events there were. Readers (analytics) never scan events.
+
+Compaction (counters made with compacted=True): `compact()` folds a day's shards into that day's one `_all`
+document and deletes them, in one transaction, so a read of a day costs one document however many shards
+its writers filled. A write after that (a late event, or the next one today) makes a shard again, which
+readers add to the `_all` document, and the next compaction folds it in as well: nothing is counted twice
+or lost, because a shard's value moves in the same transaction that deletes it, and a write to a shard the
+transaction read makes it retry.
 """
 
 import dataclasses
@@ -25,7 +34,7 @@ from collections.abc import Iterator, Mapping
 
 from google.cloud import firestore
 
-from . import clock, firebase, reach
+from . import clock, firebase, reach, transactions
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
 LIFETIME = "lifetime"  # the bucket of all time: sorts after every YYYY-MM-DD, so no day range takes it in
@@ -63,11 +72,15 @@ class Totals:
         return reach.estimate(self.reach.get(group, {}))
 
 
+ALL = "all"  # the id suffix of a day's compacted document
+
+
 class DailyCounters:
-    def __init__(self, collection: str, shards: int = 16, *, lifetime: bool = False):
+    def __init__(self, collection: str, shards: int = 16, *, lifetime: bool = False, compacted: bool = False):
         self.collection = collection
         self.shards = shards
         self.lifetime = lifetime
+        self.compacted = compacted
 
     def shards_collection(self, client_id: str):
         return firebase.db().collection("clients").document(client_id).collection(self.collection)
@@ -99,6 +112,8 @@ class DailyCounters:
             }
             if user is not None:
                 data["reach"] = {group: {str(index): firestore.Maximum(rank)}}
+            if self.compacted and day != LIFETIME:
+                data["pending"] = True
             ref = self.shard_ref(client_id, day, shard)
             if within is None:
                 ref.set(data, merge=True)
@@ -135,6 +150,40 @@ class DailyCounters:
         for data in self.documents(client_id, LIFETIME, LIFETIME):
             totals.add_shard(data)
         return totals
+
+    def pending(self, limit: int) -> dict[tuple[str, str], list]:
+        """Up to `limit` shards not folded yet, of every client, by (client, day): what `compact` takes."""
+        query = firebase.db().collection_group(self.collection).where(
+            filter=firestore.FieldFilter("pending", "==", True)).limit(limit)
+        found: dict[tuple[str, str], list] = {}
+        for snap in query.stream():
+            data = snap.to_dict() or {}
+            found.setdefault((data.get("clientId", ""), data.get("day", "")), []).append(snap.reference)
+        return found
+
+    def compact(self, client_id: str, day: str, shard_refs: list) -> None:
+        """Fold these shards of a day into the day's `_all` document and delete them, all or nothing."""
+        total_ref = self.shards_collection(client_id).document(f"{day}_{ALL}")
+
+        def fold(transaction) -> None:
+            total = total_ref.get(transaction=transaction)
+            shards = [snap for snap in firebase.db().get_all(shard_refs, transaction=transaction) if snap.exists]
+            if not shards:
+                return
+            totals = Totals()
+            for snap in (total, *shards):
+                if snap.exists:
+                    totals.add_shard(snap.to_dict() or {})
+            transaction.set(total_ref, {
+                "clientId": client_id, "day": day, "shard": ALL, "counts": totals.counts,
+                "reach": {group: {str(index): rank for index, rank in registers.items()}
+                          for group, registers in totals.reach.items()},
+                "compactedAt": clock.now(),
+            })
+            for snap in shards:
+                transaction.delete(snap.reference)
+
+        transactions.run(fold)
 
     def daily(self, client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, dict[str, int | float]]]:
         """{day: {group: {name: total}}} for the days in [start_day, end_day] that had counts."""

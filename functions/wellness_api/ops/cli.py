@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "wellness_api.ops.commands.content",
     "wellness_api.ops.commands.media",
     "wellness_api.ops.commands.assistant",
+    "wellness_api.ops.commands.analytics",
 ]
 
 EMULATOR_DEFAULTS = {
