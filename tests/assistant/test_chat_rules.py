@@ -355,7 +355,7 @@ def test_the_local_assistant_reports_its_usage(http, chatter, local):
 
 
 def _activity(tenant, day: str) -> dict:
-    return repo.ACTIVITY.daily(tenant.client_id, day, day).get(day, {}).get(repo.ACTIVITY_GROUP, {})
+    return repo.ACTIVITY.daily(tenant.client_id, day, day).get(day, {})
 
 
 def test_the_daily_rollup_counts_chats_messages_and_each_active_user_once(http, chatter, local):

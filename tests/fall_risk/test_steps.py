@@ -512,8 +512,10 @@ def step_call(member, result_id: str, step: str, body: dict):
 
 
 def expected_activity(**extra) -> dict:
-    """The day's rollup of one app result of the 72-year-old senior, completed with the HEALTHY steps."""
+    """The day's rollup of one app result of the 72-year-old senior, created and completed with the HEALTHY steps
+    that day (so the day also holds its cohort counters)."""
     return {"created": 1, "created_app": 1, "completed": 1, "completed_app": 1, "riskLevel1": 1, "urgent": 0,
+            "cohortStarted": 1, "cohortStarted_app": 1, "cohortCompleted": 1, "cohortCompleted_app": 1,
             "age70to79_results": 1, "age70to79_chairStands": 15, "age70to79_tandemSeconds": 10,
             "age70to79_singleLegSeconds": 10, "age70to79_walkSteps": 10, **extra}
 

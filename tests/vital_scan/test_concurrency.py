@@ -94,8 +94,8 @@ def test_unknown_commit_outcome_is_settled(partner):
         assert (err.status, err.code) == (503, "vital_scan_creation_unavailable")
     # The late commit of that create fails as a whole: no session and no point.
     before = spent(partner.client_id)
-    record = {"vitalScanResultId": pending, "clientId": partner.client_id, "status": "created",
-              "expiresAt": now + dt.timedelta(hours=2)}
+    record = {"vitalScanResultId": pending, "clientId": partner.client_id, "userId": "u", "status": "created",
+              "createdAt": now, "expiresAt": now + dt.timedelta(hours=2)}
     with pytest.raises(repo.Contended):
         repo.spend_point_and_create(record, "0" * 64, points.cycle_of(now), 20, now, set())
     assert spent(partner.client_id) == before

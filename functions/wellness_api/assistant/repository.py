@@ -148,7 +148,7 @@ def record_usage(client_id: str, usage: dict[str, Any], now: dt.datetime) -> Non
     ACTIVITY.add(client_id, {
         "proxyRequests": int(usage["kind"].startswith("proxy")),
         "promptTokens": usage["promptTokens"], "completionTokens": usage["completionTokens"],
-    }, moment=now, within=batch)
+    }, user=None, moment=now, within=batch)  # not a chat: its caller is no wellness-chat active user
     batch.commit()
 
 

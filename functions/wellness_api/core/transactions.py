@@ -62,7 +62,8 @@ def unchanged(seen: Seen):
 
 
 # What a commit raises when a precondition no longer holds (another request committed first).
-CONFLICTS = (gexc.FailedPrecondition, gexc.Conflict)
+# NotFound: an update of a document that was there when read, and was deleted since
+CONFLICTS = (gexc.FailedPrecondition, gexc.Conflict, gexc.NotFound)
 
 
 def optimistic(attempt: Callable[[], T], *, contention_error: ApiError | None = None) -> T:

@@ -82,11 +82,15 @@ def create(result: dict[str, Any], activity: dict[str, int]) -> None:
     batch.commit()
 
 
+def member_exists(client_id: str, uid: str) -> bool:
+    return tenancy.user_ref(client_id, uid).get().exists
+
+
 def commit_step(seen: Seen, updated: dict[str, Any], cohort: dict[str, int] | None,
-                completion: dict[str, int | float] | None) -> None:
+                completion: dict[str, int | float] | None, *, member: bool = False) -> None:
     """Replace the result as it was read (or fail), in one commit with what the step adds to the rollup: to the
     day the result was created (`cohort`: it started, or completed) and to today (`completion`); a completion is
-    also the member's latest outcome."""
+    also the latest outcome of the member (`member`: the subject has a member record; a guest has none)."""
     client_id, uid = updated["clientId"], updated["userId"]
     batch = firebase.db().batch()
     batch.update(result_ref(client_id, updated["fallRiskResultId"]), updated, option=transactions.unchanged(seen))
@@ -94,12 +98,14 @@ def commit_step(seen: Seen, updated: dict[str, Any], cohort: dict[str, int] | No
         ACTIVITY.add(client_id, cohort, user=uid, moment=updated["createdAt"], within=batch)
     if completion:
         ACTIVITY.add(client_id, completion, user=uid, moment=updated["completedAt"], within=batch)
-        # merge: the member record is the identity area's; only this field is fall risk's. Completions are
-        # "now", so the last one written is the latest.
-        batch.set(tenancy.user_ref(client_id, uid), {"fallRisk": {
+    if completion and member:
+        # update, never set: the member record is the identity area's, only this field is fall risk's, and a
+        # record that vanished meanwhile fails the commit (retried on fresh reads) rather than being made up.
+        # Completions are "now", so the last one written is the latest.
+        batch.update(tenancy.user_ref(client_id, uid), {"fallRisk": {
             "fallRiskResultId": updated["fallRiskResultId"], "riskLevel": updated["riskLevel"],
             "urgentAttention": updated["urgentAttention"], "completedAt": updated["completedAt"],
-        }}, merge=True)
+        }})
     batch.commit()
 
 

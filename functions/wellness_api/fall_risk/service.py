@@ -237,11 +237,12 @@ def record_step(principal: Principal, client: Client, result_id: str, step: str,
                    "updatedAt": now}
         origin = stored["origin"]
         cohort = {"cohortStarted": 1, f"cohortStarted_{origin}": 1} if stored["status"] == CREATED else {}
-        completion = None
+        completion, member = None, False
         if all(steps.get(name) is not None for name in STEPS):
             updated, completion = _complete(updated, now)
             cohort.update({"cohortCompleted": 1, f"cohortCompleted_{origin}": 1})
-        repo.commit_step(seen, updated, cohort, completion)
+            member = repo.member_exists(client.client_id, stored["userId"])
+        repo.commit_step(seen, updated, cohort, completion, member=member)
         outcome["result"] = updated
 
     transactions.optimistic(attempt, contention_error=CONTENTION)

@@ -119,9 +119,9 @@ def get_lesson(lesson_id: str):
                  error(409, "The playId was reported for another lesson.")])
 def report_play(lesson_id: str, play_id: str):
     principal = auth.require_user()
+    _metered(principal.client_id, "play")  # whatever the outcome, once the caller is known (4.1 rule 7)
     body = http.parse_body(PlayBody)
     play, created = service.report_play(principal, lesson_id, play_id, body)
-    _metered(principal.client_id, "play")
     return {"play": play}, 201 if created else 200
 
 

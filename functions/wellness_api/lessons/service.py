@@ -395,7 +395,7 @@ def report_play(principal: Principal, lesson_id: str, play_id: str, body: models
 
     The app chooses the playId, so a report sent twice (a retry, a flaky network) is the same play: it counts
     once as a play and once as completed, in the same transaction as the play is written."""
-    if not models.PLAY_ID.match(play_id):
+    if not models.PLAY_ID.fullmatch(play_id):
         raise ApiError(400, INVALID_PLAY_ID)
     client_id = principal.client_id
     if tenancy.get_client(client_id) is None:

@@ -44,6 +44,8 @@ APPS = (
 
 # Ids the platform mints or accepts (tenancy.valid_id).
 ID_SCHEMA = {"type": "string", "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1, "maxLength": 64}
+# Path parameters with narrower rules than ID_SCHEMA.
+PATH_SCHEMAS = {"playId": {**ID_SCHEMA, "minLength": 8}}
 DEMO_CLIENT_ID = "demo-fitness"  # the demo world's client (ops/demo.py), the value of every example
 PATH_PARAMS = {
     "clientId": ("The client (tenant) id.", DEMO_CLIENT_ID),
@@ -189,7 +191,8 @@ def _parameters(op: Operation, refs) -> list[dict[str, Any]]:
     params: list[dict[str, Any]] = []
     for name in op.path_params:
         description, example = PATH_PARAMS.get(name, ("", None))
-        param = {"name": name, "in": "path", "required": True, "description": description, "schema": ID_SCHEMA}
+        param = {"name": name, "in": "path", "required": True, "description": description,
+                 "schema": PATH_SCHEMAS.get(name, ID_SCHEMA)}
         if example:
             param["example"] = example
         params.append(param)

@@ -279,7 +279,8 @@ def expire_if_unchanged(snap) -> bool:
     batch = db.batch()
     batch.update(snap.reference, {"status": "expired", "updatedAt": data["expiresAt"]},
                  option=db.write_option(last_update_time=snap.update_time))
-    _count(batch, snap, {"expired": 1}, data["expiresAt"])
+    if not data.get("deleted"):  # a deleted session left the analytics when it was deleted
+        _count(batch, snap, {"expired": 1}, data["expiresAt"])
     try:
         batch.commit()
     except (gexc.FailedPrecondition, gexc.NotFound):
