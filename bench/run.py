@@ -111,6 +111,8 @@ def main() -> None:
     media_generation.main()
     from bench import assistant
     assistant.main()
+    from bench import analytics
+    analytics.main()
     sys.stdout.flush()
 
 

@@ -248,21 +248,6 @@ def test_a_disabled_user_is_401(http, tenant, lessons):
     assert_error(report(http, headers, lessons["live"], new_play_id()), 401, "Invalid or expired token")
 
 
-@pytest.fixture
-def guest_world(http, make_tenant):
-    """A client with guest sign-in on, a live lesson, and a guest's ID token."""
-    from tests.identity.conftest import redeem
-    from wellness_api.identity.routes import app as identity_app
-
-    host = f"trial-{uuid.uuid4().hex[:8]}.example.test"
-    tenant = make_tenant(hostnames=[host])
-    tenant.configure("auth.guestSignIn=true")
-    live = create_lesson(http, tenant, title={"en": "Try me"}, isLive=True)
-    issued = identity_app.test_client().post("/api/auth/guest-custom-token", headers={"X-Forwarded-Host": host})
-    assert issued.status_code == 200, issued.json
-    return {"tenant": tenant, "live": live, "guest": bearer(redeem(issued.json["customToken"]))}
-
-
 def test_a_guest_and_an_admin_may_report(http, guest_world):
     tenant, live = guest_world["tenant"], guest_world["live"]
     guest = report(http, guest_world["guest"], live, new_play_id(), "completed")

@@ -160,24 +160,6 @@ def test_a_disabled_users_id_token_is_refused_at_once_on_every_route(http, tenan
     assert response.status_code == 401 and response.json == {"error": "Invalid or expired token"}
 
 
-@pytest.fixture
-def guest_world(http, make_tenant):
-    """A client with guest sign-in on, one live and one hidden lesson, and a guest's ID token."""
-    import uuid
-
-    from tests.identity.conftest import redeem
-    from wellness_api.identity.routes import app as identity_app
-
-    host = f"trial-{uuid.uuid4().hex[:8]}.example.test"
-    tenant = make_tenant(hostnames=[host])
-    tenant.configure("auth.guestSignIn=true")
-    live = create_lesson(http, tenant, title={"en": "Try me"}, isLive=True)
-    hidden = create_lesson(http, tenant, title={"en": "Members only draft"})
-    issued = identity_app.test_client().post("/api/auth/guest-custom-token", headers={"X-Forwarded-Host": host})
-    assert issued.status_code == 200, issued.json
-    return {"tenant": tenant, "live": live, "hidden": hidden, "guest": bearer(redeem(issued.json["customToken"]))}
-
-
 def test_a_guest_reads_the_app_list_and_details_of_its_own_client(http, guest_world):
     tenant, guest = guest_world["tenant"], guest_world["guest"]
     response = http.get(lessons_url(tenant.client_id), headers=guest)
