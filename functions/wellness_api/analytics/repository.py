@@ -36,11 +36,6 @@ def count(query) -> int:
     return int(query.count().get()[0][0].value)
 
 
-def average(query, field: str) -> float | None:
-    value = query.avg(field).get()[0][0].value
-    return None if value is None else float(value)
-
-
 def gather(jobs: dict[str, Callable[[], Any]]) -> dict[str, Any]:
     """Run independent reads at once; {name: result}."""
     with ThreadPoolExecutor(min(_PARALLEL, len(jobs))) as pool:
@@ -64,7 +59,11 @@ def born_between(after: dt.date | None, until: dt.date) -> list[FieldFilter]:
 
 
 def average_birth_ordinal(client_id: str | None) -> float | None:
-    return average(linked_players(client_id), "birthOrdinal")
+    """The mean birthOrdinal of the linked players who have one; None when none has (counted in the same
+    aggregation: an average over nothing is null in Firestore but 0 in its emulator)."""
+    query = linked_players(client_id).where(filter=FieldFilter("birthOrdinal", ">", 0))
+    found = {result.alias: result.value for result in query.count(alias="n").avg("birthOrdinal", alias="mean").get()[0]}
+    return float(found["mean"]) if found["n"] else None
 
 
 def client_names(client_ids: set[str]) -> dict[str, str]:

@@ -13,8 +13,8 @@ token, creates one new Vital Scan session with the demo key, which spends one de
 new AI Move session and one new fall-risk result (FALL_RISK_RESULT_ID, which the docs' step samples complete)
 for the demo player, and one new content item of the demo client (CONTENT_ID, which the
 docs' delete sample may delete). The media jobs (MEDIA_*) and the demo player's conversation
-(CONVERSATION_ID) are the demo world's own: each seed restores them. PLAY_ID is a new id for reporting a
-lesson play.
+(CONVERSATION_ID) are the demo world's own: each seed restores them. PLAY_ID is a new play of LESSON_ID that
+the demo player started, which the samples may complete.
 A failure prints one line on stderr and exits 1; stdout then stays empty.
 """
 
@@ -204,6 +204,10 @@ def collect() -> dict[str, str]:
     status, body = _http("POST", f"{base_url}/api/fall-risk", {"skipDeviceSetup": True},
                          {"Authorization": f"Bearer {player_token}"})
     fall_risk = _expect(status, body, 200, "POST /api/fall-risk")
+    lesson_id = _live_lesson(client_id)
+    status, body = _http("PUT", f"{base_url}/api/lessons/{lesson_id}/plays/{uuid.uuid4().hex}",
+                         {"status": "started"}, {"Authorization": f"Bearer {player_token}"})
+    play = _expect(status, body, 201, "PUT /api/lessons/{lessonId}/plays/{playId}")["play"]
     admin_token = sign_in(client["admin"]["email"], client["admin"]["password"])
     status, body = _http("POST", f"{base_url}/api/content", {
         "key": f"demo-env-{uuid.uuid4().hex[:10]}", "categoryKey": "other",
@@ -222,7 +226,7 @@ def collect() -> dict[str, str]:
         "PLAYER_ID_TOKEN": player_token,
         "PLATFORM_ADMIN_ID_TOKEN": sign_in(world["operator"]["admin"]["email"], world["operator"]["admin"]["password"]),
         "CLIENT_TOKEN": client_token,
-        "LESSON_ID": _live_lesson(client_id),
+        "LESSON_ID": lesson_id,
         "VITAL_SCAN_SESSION_ID": session["vitalScanResultId"],
         "SCAN_TOKEN": scan_url.split("#scanToken=", 1)[1],
         "EXERCISE_ID": EXERCISE_ID,
@@ -238,7 +242,7 @@ def collect() -> dict[str, str]:
         "MEDIA_VIDEO_JOB_ID": media.AVAILABLE_VIDEO,
         "MEDIA_FAILED_VIDEO_JOB_ID": media.FAILED_VIDEO,
         "CONVERSATION_ID": assistant.CONVERSATION_ID,
-        "PLAY_ID": uuid.uuid4().hex,
+        "PLAY_ID": play["playId"],
     }
 
 
