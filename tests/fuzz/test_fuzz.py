@@ -10,7 +10,7 @@ from tests.fuzz import runner
 
 pytestmark = [pytest.mark.fuzz, pytest.mark.e2e]
 
-BUDGET_SECONDS = 100
+BUDGET_SECONDS = 50
 
 
 def test_fuzzing_finds_no_server_error_and_no_contract_break():

@@ -390,6 +390,12 @@ INVALID_PLAY_ID = "playId must be 8 to 64 letters, digits, hyphens or underscore
 PLAY_OF_ANOTHER_LESSON = "This playId belongs to another lesson."
 
 
+def new_play(client_id: str, uid: str, lesson_id: str, play_id: str, completed: bool, now) -> dict:
+    return {"playId": play_id, "lessonId": lesson_id, "clientId": client_id, "userId": uid,
+            "status": "completed" if completed else "started", "startedAt": now,
+            "completedAt": now if completed else None, "updatedAt": now}
+
+
 def report_play(principal: Principal, lesson_id: str, play_id: str, body: models.PlayBody) -> tuple[dict, bool]:
     """Record that the caller started or finished a live lesson of their client; (the play, whether it is new).
 
@@ -407,9 +413,7 @@ def report_play(principal: Principal, lesson_id: str, play_id: str, body: models
         stored = repo.read_play_in(transaction, client_id, principal.uid, play_id)
         now = clock.now()
         if stored is None:
-            play = {"playId": play_id, "lessonId": lesson_id, "clientId": client_id, "userId": principal.uid,
-                    "status": body.status, "startedAt": now, "completedAt": now if completed else None,
-                    "updatedAt": now}
+            play = new_play(client_id, principal.uid, lesson_id, play_id, completed, now)
             repo.write_play(transaction, play, {"plays": 1, "completedPlays": int(completed)})
             return play, True
         if stored["lessonId"] != lesson_id:
