@@ -42,6 +42,18 @@ def sign_in(email: str, password: str) -> str:
     return response.json()["idToken"]
 
 
+RESENDS = 20
+
+
+def until_done(send):
+    """Resend a request answered 503 (the documented "retry shortly") until it gets another answer."""
+    for _ in range(RESENDS):
+        response = send()
+        if response.status_code != 503:
+            return response
+    raise AssertionError(f"still 503 after {RESENDS} resends")
+
+
 def assert_error(response, status: int, message: str) -> None:
     """A Flask test-client answer of `status` with the plain envelope `{"error": message}`."""
     assert response.status_code == status, response.json

@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import Tenant, assert_error, bearer
+from tests.conftest import Tenant, assert_error, bearer, until_done
 from tests.fall_risk.conftest import HEALTHY, NO_ANSWERS, RESULTS, born_aged, complete, create, quiz, record
 from wellness_api.api_keys import service as api_keys
 from wellness_api.core import client_tokens, clock
@@ -32,7 +32,6 @@ HEALTHY_STORED = {
     "singleLegStance": {"singleLegSeconds": 10},
     "tandemWalk": {"stepsCompleted": 10, "missteps": 0, "neededSupport": False, "durationSeconds": None},
 }
-RESENDS = 20
 
 
 def read(http, member, result_id: str) -> dict:
@@ -477,15 +476,6 @@ def test_a_new_rules_version_scores_only_results_completed_after_it(http, assess
 def parallel(calls: list) -> list:
     with concurrent.futures.ThreadPoolExecutor(len(calls)) as pool:
         return list(pool.map(lambda call: call(app.test_client()), calls))
-
-
-def until_done(send):
-    """Resend a request answered 503 (the documented "retry shortly") until it gets another answer."""
-    for _ in range(RESENDS):
-        response = send()
-        if response.status_code != 503:
-            return response
-    raise AssertionError(f"still 503 after {RESENDS} resends")
 
 
 def settle(http, responses: list, calls: list) -> collections.Counter:

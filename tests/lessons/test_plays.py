@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import assert_error, bearer
+from tests.conftest import assert_error, bearer, until_done
 from tests.lessons.conftest import create_lesson
 from wellness_api.api_keys import service as api_keys
 from wellness_api.core import activity, client_tokens, clock, firebase, usage, users
@@ -23,7 +23,6 @@ from wellness_api.lessons.routes import app
 INVALID_PLAY_ID = "playId must be 8 to 64 letters, digits, hyphens or underscores."
 ANOTHER_LESSON = "This playId belongs to another lesson."
 NOT_FOUND = "Lesson not found."
-RESENDS = 20
 
 
 def play_url(lesson_id: str, play_id: str) -> str:
@@ -286,15 +285,6 @@ def test_plays_are_counted_once_per_play_id_however_often_reported(http, tenant,
     today = day_of()
     days = activity.LESSONS.counters.days(tenant.client_id, today, today)
     assert days[today].active_users(activity.LESSONS.group) == 2
-
-
-def until_done(send):
-    """Resend a request answered 503 (the documented "retry shortly") until it gets another answer."""
-    for _ in range(RESENDS):
-        response = send()
-        if response.status_code != 503:
-            return response
-    raise AssertionError(f"still 503 after {RESENDS} resends")
 
 
 def test_concurrent_reports_of_one_play_count_it_once(tenant, lessons):
