@@ -9,7 +9,7 @@
 #                            Storage rules runtime: cached jar, else download when online, else the
 #                            offline stand-in built from devstack/StorageRulesStandIn.java
 #   functions/.secret.local  CLIENT_JWT_SECRET for the Functions emulator (created once, git-ignored)
-#   web/node_modules/        npm ci in web/ (Scalar, face-api, firebase, chart.js, esbuild, playwright-core), when web/package*.json/node
+#   web/node_modules/        npm ci in web/ (Scalar, face-api, firebase, chart.js, esbuild, playwright-core, rules-unit-testing), when web/package*.json/node
 #                            changed (stamp)
 #   public/docs/,            the /docs bundle and the hosted Vital Scan page's script and face-detector
 #   public/vital-scan/       weights (node web/build.mjs), when their sources or the web lock changed or the
@@ -254,11 +254,12 @@ if ! stamp_ok web-npm "$web_key" || [ ! -x web/node_modules/.bin/esbuild ] \
     || [ ! -f web/node_modules/@scalar/api-reference/package.json ] \
     || [ ! -f web/node_modules/playwright-core/package.json ] \
     || [ ! -f web/node_modules/@vladmandic/face-api/package.json ] \
-    || [ ! -f web/node_modules/firebase/package.json ] || [ ! -f web/node_modules/chart.js/package.json ]; then
+    || [ ! -f web/node_modules/firebase/package.json ] || [ ! -f web/node_modules/chart.js/package.json ] \
+    || [ ! -f web/node_modules/@firebase/rules-unit-testing/package.json ]; then
   if [ -x web/node_modules/.bin/esbuild ] && tree_matches_lock web; then
     log "web/node_modules already matches web/package-lock.json"
   else
-    log "npm ci in web/ (@scalar/api-reference, @vladmandic/face-api, firebase, chart.js, esbuild, playwright-core) ..."
+    log "npm ci in web/ (@scalar/api-reference, @vladmandic/face-api, firebase, chart.js, esbuild, playwright-core, @firebase/rules-unit-testing) ..."
     (cd web && npm ci --include=optional --no-audit --no-fund --loglevel=error)
   fi
   stamp_set web-npm "$web_key"
