@@ -6,6 +6,7 @@ the claims are written from it by platformctl and by set-claims.
 """
 
 import dataclasses
+import time
 
 import flask
 
@@ -68,13 +69,19 @@ def verify_id_token(token: str) -> dict | None:
 
     Revocation is always checked: an ID token of a disabled account (platformctl user disable) or one
     issued before its refresh tokens were revoked is refused at once, not when it expires (one Auth
-    lookup per request)."""
+    lookup per request). The expiry is checked here too: against the Auth emulator the SDK checks neither
+    signature nor lifetime, and the emulators must refuse what production refuses."""
     fb_auth = firebase.auth()
     try:
-        return fb_auth.verify_id_token(token, app=firebase.app(), check_revoked=True)
+        claims = fb_auth.verify_id_token(token, app=firebase.app(), check_revoked=True)
     except (ValueError, fb_auth.InvalidIdTokenError, fb_auth.UserDisabledError,
             fb_auth.CertificateFetchError, fb_auth.UserNotFoundError):
         return None
+    # Real time, as Google's verifier uses: the platform clock may be moved in tests, a token's lifetime is not.
+    expires = claims.get("exp")
+    if not isinstance(expires, int | float) or expires <= time.time():
+        return None
+    return claims
 
 
 def require_user() -> Principal:
