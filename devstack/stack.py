@@ -326,6 +326,8 @@ class Run:
         env["TMPDIR"] = str(STATE / f"tmp{SUFFIX}")
         Path(env["TMPDIR"]).mkdir(parents=True, exist_ok=True)
         env["DEVSTACK_RUN"] = self.id
+        # tests/test_logs.py reads what this run's emulators logged (function output, Hosting, Auth, Tasks).
+        env["DEVSTACK_EMULATOR_LOG"] = str(log_path)
         firebase = ROOT / "node_modules" / ".bin" / "firebase"
         cmd = [str(firebase), *config_args(), *args]
         self.log.write(("$ " + shlex.join(cmd) + "\n").encode())
