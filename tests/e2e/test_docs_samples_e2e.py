@@ -1,6 +1,8 @@
 """The curl example of every operation in /api/openapi.json (shown on /docs) runs as written after
 `eval "$(bin/demo-env)"` and gets the operation's documented success status."""
 
+import json
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -34,6 +36,13 @@ def shared_env() -> str:
     return _demo_env()
 
 
+def _with_new_scan_session(env: str, tmp_path: Path) -> str:
+    """The exports with SCAN_TOKEN of a session of its own, opened by the createVitalScanSession example itself."""
+    created = _run(_sample("createVitalScanSession"), env, tmp_path)
+    token = json.loads(created)["data"]["vitalScanUrl"].split("#scanToken=", 1)[1]
+    return f"{env}\nexport SCAN_TOKEN={shlex.quote(token)}\n"
+
+
 def _run(script: str, env: str, cwd: Path) -> str:
     (cwd / "demo.env").write_text(env)
     done = subprocess.run(["bash", "-c", f"set -euo pipefail\nsource demo.env\n{script}"],
@@ -45,8 +54,8 @@ def _run(script: str, env: str, cwd: Path) -> str:
 @pytest.mark.parametrize("op", OPERATIONS, ids=lambda op: op.operation_id)
 def test_the_curl_sample_works_as_written(op: openapi.Operation, tmp_path: Path, shared_env: str):
     (tmp_path / "subtitles.vtt").write_text(SUBTITLE)
-    # Each hosted operation gets a session of its own (bin/demo-env creates one per run).
-    env = _demo_env() if op.operation_id in HOSTED else shared_env
+    # Each hosted operation gets a session of its own.
+    env = _with_new_scan_session(shared_env, tmp_path) if op.operation_id in HOSTED else shared_env
     script = openapi.curl_sample(op) + " -o response.json -w '%{http_code}'"
     if op.operation_id in NEEDS_STARTED_SCAN:
         script = _sample("startHostedVitalScan") + " -o /dev/null\n" + script
