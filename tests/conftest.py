@@ -109,9 +109,10 @@ class Tenant:
 
 
 def pytest_collection_modifyitems(items):
-    # The fuzz run changes the demo world at random (keys, live lessons, points): it goes last, and only the
-    # search of the emulator log comes after it, since it reads what the whole run logged.
-    items.sort(key=lambda item: (item.get_closest_marker("logs") is not None, item.get_closest_marker("fuzz") is not None))
+    # The fuzz run changes the demo world at random (keys, live lessons, points): it goes last, but for the tests
+    # that read what the whole run left behind (the emulator log, the collections written).
+    items.sort(key=lambda item: (item.get_closest_marker("after_all") is not None,
+                                 item.get_closest_marker("fuzz") is not None))
 
 
 def _reset_emulators() -> None:

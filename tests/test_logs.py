@@ -15,7 +15,7 @@ from tests.conftest import SECRETS
 from wellness_api.ops import demo
 from wellness_api.vital_scan import metrics
 
-pytestmark = pytest.mark.logs
+pytestmark = pytest.mark.after_all
 
 
 def _metric_names(schema: dict) -> set[str]:
