@@ -4,6 +4,8 @@
    fresh interpreters, and proof that serving one area imports no other area.
 2. Firestore reads and writes per api-keys and client-token request.
 (Then each area's own benchmarks, and the Vital Scan engine's accuracy on synthetic traces.)
+Last, the load run (bench/load.py): mixed traffic through Hosting at 1, 4, 16 and 64 callers beside GET /api/health,
+then exact checks that nothing was lost or counted twice (a mismatch fails the run).
 """
 
 import contextlib
@@ -113,6 +115,8 @@ def main() -> None:
     assistant.main()
     from bench import analytics
     analytics.main()
+    from bench import load
+    load.main()
     sys.stdout.flush()
 
 
