@@ -41,11 +41,15 @@ def member_doc(client_id: str, uid: str) -> dict | None:
 # ------------------------------------------------------------------------------------ cohort counters
 
 
+def created_days_ago(days: int, http, recorder, **body) -> tuple[str, str]:
+    """(fallRiskResultId, its creation day) of a result created `days` days ago."""
+    with clock.shifted(dt.timedelta(days=-days)):
+        return create(http, recorder, **body)["fallRiskResultId"], day_of()
+
+
 def test_cohort_counters_land_on_the_creation_day_when_the_steps_come_days_later(http, assessed):
     senior = assessed.senior
-    with clock.shifted(dt.timedelta(days=-3)):
-        result_id = create(http, senior)["fallRiskResultId"]
-        created_day = day_of()
+    result_id, created_day = created_days_ago(3, http, senior)
     with clock.shifted(dt.timedelta(days=-2)):
         assert record(http, senior, result_id, "quiz", HEALTHY["quiz"]).status_code == 200
         first_step_day = day_of()
@@ -69,9 +73,7 @@ def test_cohort_counters_land_on_the_creation_day_when_the_steps_come_days_later
 
 def test_a_result_only_started_counts_started_not_completed(http, assessed):
     senior = assessed.senior
-    with clock.shifted(dt.timedelta(days=-1)):
-        result_id = create(http, senior)["fallRiskResultId"]
-        created_day = day_of()
+    result_id, created_day = created_days_ago(1, http, senior)
     for step in ORDER[:4]:
         assert record(http, senior, result_id, step, HEALTHY[step]).status_code == 200
     assert days(assessed.client_id, created_day, day_of()) == {
@@ -81,9 +83,7 @@ def test_a_result_only_started_counts_started_not_completed(http, assessed):
 @pytest.mark.parametrize("origin", ["clinician", "partner"])
 def test_cohort_counters_carry_the_origin(http, assessed, origin):
     recorder = assessed.admin if origin == "clinician" else partner(assessed)
-    with clock.shifted(dt.timedelta(days=-5)):
-        result_id = create(http, recorder, userId=assessed.senior.uid)["fallRiskResultId"]
-        created_day = day_of()
+    result_id, created_day = created_days_ago(5, http, recorder, userId=assessed.senior.uid)
     complete(http, recorder, result_id)
     assert days(assessed.client_id, created_day, created_day)[created_day] == {
         "created": 1, f"created_{origin}": 1, **cohort(origin)}
@@ -92,12 +92,8 @@ def test_cohort_counters_carry_the_origin(http, assessed, origin):
 
 def test_results_created_on_different_days_count_in_their_own_cohorts(http, assessed):
     senior = assessed.senior
-    with clock.shifted(dt.timedelta(days=-7)):
-        old = create(http, senior)["fallRiskResultId"]
-        old_day = day_of()
-    with clock.shifted(dt.timedelta(days=-2)):
-        recent = create(http, senior)["fallRiskResultId"]
-        recent_day = day_of()
+    old, old_day = created_days_ago(7, http, senior)
+    recent, recent_day = created_days_ago(2, http, senior)
     complete(http, senior, recent)
     record(http, senior, old, "quiz", HEALTHY["quiz"])
     counts = days(assessed.client_id, old_day, day_of())
