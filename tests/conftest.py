@@ -4,6 +4,8 @@ Every test makes its own tenant with a unique id, so tests never see each other'
 emulators are reset only once per run.
 """
 
+import base64
+import json
 import os
 import secrets
 import urllib.request
@@ -65,6 +67,14 @@ def assert_error(response, status: int, message: str) -> None:
 
 def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
+
+
+def with_claims(id_token: str, **changes) -> str:
+    """The ID token with some claims changed, unsigned as the Auth emulator's own tokens are (alg none)."""
+    header, payload, _ = id_token.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims.update(changes)
+    return f"{header}.{base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip('=')}."
 
 
 class Member:

@@ -1,19 +1,10 @@
 """core.auth.verify_id_token refuses what production's verifier refuses, also against the Auth emulator."""
 
-import base64
 import datetime as dt
-import json
 import time
 
+from tests.conftest import with_claims
 from wellness_api.core import auth, clock
-
-
-def _with_claims(token: str, **changes) -> str:
-    """The token with some claims changed, unsigned as the Auth emulator's own tokens are."""
-    header, payload, _ = token.split(".")
-    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    claims.update(changes)
-    return f"{header}.{base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip('=')}."
 
 
 def test_a_live_token_is_verified(tenant):
@@ -23,8 +14,8 @@ def test_a_live_token_is_verified(tenant):
 
 def test_a_token_past_its_expiry_is_refused(tenant):
     # The emulator's SDK path checks no lifetime: this token would pass without the platform's own check.
-    assert auth.verify_id_token(_with_claims(tenant.player.token, exp=int(time.time()) - 1)) is None
-    assert auth.verify_id_token(_with_claims(tenant.player.token, exp="soon")) is None
+    assert auth.verify_id_token(with_claims(tenant.player.token, exp=int(time.time()) - 1)) is None
+    assert auth.verify_id_token(with_claims(tenant.player.token, exp="soon")) is None
 
 
 def test_the_lifetime_is_real_time_not_the_platform_clock(tenant):

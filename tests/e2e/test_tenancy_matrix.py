@@ -5,26 +5,23 @@ and Firestore before and after the whole matrix shows that nothing was written (
 request meters only).
 """
 
-import base64
 import dataclasses
 import datetime as dt
-import json
 import re
 import shlex
 import time
 import uuid
 from pathlib import Path
 
-import jwt
 import pytest
 import requests
 
 from tests import firestore_snapshot
-from tests.conftest import BASE_URL, Tenant, sign_in
+from tests.conftest import BASE_URL, Tenant, bearer, sign_in, with_claims
 from tests.fuzz.runner import demo_env
 from tests.identity.conftest import redeem
 from wellness_api.api_keys import service as api_keys
-from wellness_api.core import clock, firebase, server_keys, tenancy, users
+from wellness_api.core import client_tokens, clock, firebase, server_keys, tenancy, users
 from wellness_api.vital_scan import service as vital_scan
 
 pytestmark = pytest.mark.e2e
@@ -125,16 +122,6 @@ class Cell:
     expected: int
 
 
-def _forged_expired_id_token(token: str) -> str:
-    """The same ID token with its hour over a minute ago, signed as the Auth emulator signs (alg none)."""
-    header, payload, _ = token.split(".")
-    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    # iat and auth_time stay after any revocation of the user's sessions, so only the lifetime can refuse it.
-    claims["exp"] = int(time.time()) - 60
-    encoded = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
-    return f"{header}.{encoded}."
-
-
 def _emulator_client_jwt_secret() -> str:
     for line in (ROOT / "functions" / ".secret.local").read_text().splitlines():
         name, _, value = line.partition("=")
@@ -213,11 +200,15 @@ def world() -> World:
     db.collection("apiKeyIndex").document(key_hash).update({"expiresAt": past})
     db.collection("clients").document(demo.client_id).collection("apiKeys").document(
         expired_key.api_key["keyId"]).update({"expiresAt": past})
-    issued = int(time.time()) - 7200
-    expired_client_token = jwt.encode(
-        {"iss": "wellness-platform", "aud": "wellness-platform/client-api", "sub": demo.client_id,
-         "clientId": demo.client_id, "keyId": env["KEY_ID"], "typ": "client", "iat": issued, "exp": issued + 3600,
-         "jti": uuid.uuid4().hex}, _emulator_client_jwt_secret(), algorithm="HS256")
+    # Signed by the platform's own code with the functions' secret, two hours ago: only its lifetime is wrong, as the
+    # same token signed now shows.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CLIENT_JWT_SECRET", _emulator_client_jwt_secret())
+        live_client_token = client_tokens.sign(demo.client_id, env["KEY_ID"])
+        with clock.shifted(-dt.timedelta(hours=2)):
+            expired_client_token = client_tokens.sign(demo.client_id, env["KEY_ID"])
+    response = requests.get(f"{BASE_URL}/api/fall-risk/rules", headers=bearer(live_client_token), timeout=60)
+    assert response.status_code == 200, response.text
     expired_session, expired_scan_token = _scan_session(env["API_KEY"])
     db.collection("clients").document(demo.client_id).collection("vitalScanSessions").document(
         expired_session).update({"expiresAt": past})
@@ -227,7 +218,9 @@ def world() -> World:
     refused = {
         "another client": {ID_TOKEN: other.admin.token, CLIENT_TOKEN: _client_token(other.client_id, other_key),
                            API_KEY: other_key},
-        "expired": {ID_TOKEN: _forged_expired_id_token(env["ADMIN_ID_TOKEN"]), CLIENT_TOKEN: expired_client_token,
+        # The admin's ID token past its exp; iat and auth_time stay after any revocation, so only the lifetime refuses it.
+        "expired": {ID_TOKEN: with_claims(env["ADMIN_ID_TOKEN"], exp=int(time.time()) - 60),
+                    CLIENT_TOKEN: expired_client_token,
                     API_KEY: expired_key.secret, SCAN_TOKEN: expired_scan_token},
         "revoked": {ID_TOKEN: revoked_admin, CLIENT_TOKEN: revoked_client_token, API_KEY: revoked_key.secret,
                     SCAN_TOKEN: deleted_scan_token},
