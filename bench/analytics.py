@@ -26,10 +26,8 @@ import contextlib
 import dataclasses
 import datetime as dt
 import io
-import math
 import random
 import statistics
-import threading
 import time
 import uuid
 
@@ -49,66 +47,6 @@ SHARDS_NOTE = ("16 shards x days x modules before compaction (no range: the 16 l
 
 def _quiet():
     return contextlib.redirect_stdout(io.StringIO())  # keep access logs out of the table
-
-
-# ------------------------------------------------------------------------------------ aggregation reads
-
-# bench/firestore_ops.counting() counts documents (get, get_all, query streams), not aggregation queries
-# (count(), avg(): RunAggregationQuery), which the overview and every endpoint's linkedPlayers use. They are
-# counted here as Firestore bills them: one read per batch of up to 1,000 index entries, at least one.
-
-
-@dataclasses.dataclass
-class Aggregations:
-    calls: list = dataclasses.field(default_factory=list)  # (aggregation query, its result)
-    queries: int = 0
-    reads: int = 0
-
-
-_aggregations: Aggregations | None = None
-_lock = threading.Lock()
-
-
-def _install_aggregation_count() -> None:
-    from google.cloud.firestore_v1 import aggregation
-
-    original = aggregation.AggregationQuery.get
-    if getattr(original, "bench_counted", False):
-        return
-
-    def get(self, *args, **kwargs):
-        result = original(self, *args, **kwargs)
-        current = _aggregations
-        if current is not None:
-            with _lock:
-                current.calls.append((self, result))
-        return result
-
-    get.bench_counted = True
-    aggregation.AggregationQuery.get = get
-
-
-def _index_entries(query, result) -> int:
-    """The index entries an aggregation went through: a count's value; for avg(), the count of its query."""
-    from google.cloud.firestore_v1.base_aggregation import CountAggregation
-
-    if all(isinstance(one, CountAggregation) for one in query._aggregations):
-        return int(result[0][0].value)
-    return int(query._nested_query.count().get()[0][0].value)  # outside the measurement: not counted
-
-
-@contextlib.contextmanager
-def counting_aggregations():
-    global _aggregations
-    _install_aggregation_count()
-    _aggregations = found = Aggregations()
-    try:
-        yield found
-    finally:
-        _aggregations = None
-        for query, result in found.calls:
-            found.queries += 1
-            found.reads += max(1, math.ceil(_index_entries(query, result) / 1000))
 
 
 # ------------------------------------------------------------------------------------ the client
@@ -300,12 +238,12 @@ def _measure(http, world: World, endpoint: str, days: int | None) -> Measured:
     with _quiet():
         http.get(url, headers=headers)  # warm: the token's keys, connections
         for _ in range(RUNS):
-            with counting() as ops, counting_aggregations() as aggs:
+            with counting() as ops:
                 started = time.perf_counter()
                 response = http.get(url, headers=headers)
                 elapsed = time.perf_counter() - started
             assert response.status_code == 200, (url, response.status_code, response.json)
-            runs.append(Measured(ops.reads + aggs.reads, ops.reads, aggs.queries, elapsed))
+            runs.append(Measured(ops.reads + ops.aggregation_reads, ops.reads, ops.aggregation_queries, elapsed))
     reads = {run.reads for run in runs}
     assert len(reads) == 1, (url, reads)  # the same request reads the same documents every time
     return dataclasses.replace(runs[0], seconds=statistics.median(run.seconds for run in runs))
