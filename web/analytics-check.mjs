@@ -23,7 +23,7 @@
 // Report: {finalUrl, status, title, snapshots: [{name, shot, ...}], api (status, method, path and query of each
 // /api/ call), auth (Auth calls, path only), requests, offHost, failed, console, pageErrors, cspViolations,
 // timings}.
-import { check, isLocal, options, recordProblems } from './headless.mjs'
+import { check, localOnly, options, recordProblems } from './headless.mjs'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -41,12 +41,7 @@ const mark = (name) => { report.timings[name] = Date.now() - started }
 
 await check('analytics-check', report, async (launchHere) => {
   const context = await launchHere([], { viewport: { width: opts.width, height: opts.height }, deviceScaleFactor: 1 })
-  await context.route('**/*', (route) => {
-    const u = route.request().url()
-    if (isLocal(u)) return route.continue()
-    report.offHost.push(`${route.request().method()} ${u}`)
-    return route.abort('blockedbyclient')
-  })
+  await context.route('**/*', (route) => localOnly(route, report))
   const page = context.pages()[0] || await context.newPage()
   page.on('request', (r) => {
     const u = new URL(r.url())

@@ -12,7 +12,7 @@
 // Report: {url, finalUrl, status, headers, lang, title, text, h1, dialogs, console, pageErrors, failed,
 // cspViolations, markers, scripts, handlers, links, images, navAttempts, offHost, requests, pageWidth,
 // viewportWidth, screenshot}.
-import { check, isLocal, options, recordProblems } from './headless.mjs'
+import { check, localOnly, options, recordProblems } from './headless.mjs'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 
@@ -37,9 +37,7 @@ await check('content-check', report, async (launchHere) => {
       report.navAttempts.push(u)
       return route.fulfill({ status: 204, body: '' })
     }
-    if (isLocal(u)) return route.continue()
-    report.offHost.push(`${request.method()} ${u}`)
-    return route.abort('blockedbyclient')
+    return localOnly(route, report)
   })
   const page = context.pages()[0] || await context.newPage()
   page.on('request', (r) => report.requests.push(`${r.method()} ${r.url()}`))

@@ -17,6 +17,15 @@ export const isLocal = (u) => {
   } catch { return false }
 }
 
+// A context's route handler: a request that stays on this machine goes through; any other is recorded in
+// report.offHost and refused, so no test ever reaches the network.
+export function localOnly (route, report) {
+  const request = route.request()
+  if (isLocal(request.url())) return route.continue()
+  report.offHost.push(`${request.method()} ${request.url()}`)
+  return route.abort('blockedbyclient')
+}
+
 // Without the background-networking flags Chromium keeps calling Google's hosts, which this network refuses;
 // the resolver rule makes any other host fail at once instead of waiting.
 const ARGS = [

@@ -12,7 +12,7 @@
 // screenshot, topScreenshot}.
 // Requests to any host but 127.0.0.1/localhost/[::1] are recorded in offHost and aborted, and
 // Chromium's own resolver maps every other host to nothing, so nothing leaves the machine either way.
-import { check, isLocal, options, recordProblems } from './headless.mjs'
+import { check, isLocal, localOnly, options, recordProblems } from './headless.mjs'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 
@@ -26,12 +26,7 @@ await check('page-check', report, async (launchHere) => {
   const context = await launchHere([], {
     viewport: { width: opts.width, height: opts.height },
   })
-  await context.route('**/*', (route) => {
-    const u = route.request().url()
-    if (isLocal(u)) return route.continue()
-    report.offHost.push(`${route.request().method()} ${u}`)
-    return route.abort('blockedbyclient')
-  })
+  await context.route('**/*', (route) => localOnly(route, report))
   const page = context.pages()[0] || await context.newPage()
   page.on('request', (r) => report.requests.push(`${r.method()} ${r.url()}`))
   await recordProblems(page, report)

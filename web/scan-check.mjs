@@ -19,7 +19,7 @@
 // Report (cspViolations: Content-Security-Policy violations): {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
 // resultsText, metrics, returnUrl, hosted (method + path of each hosted API call), measurement ({fps,
 // frames, seconds, keys}; the body itself is saved as trace.json beside the screenshots), backend, offHost, failed, pageErrors, console, shots, timings}.
-import { check, isLocal, options, recordProblems } from './headless.mjs'
+import { check, localOnly, options, recordProblems } from './headless.mjs'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -52,16 +52,13 @@ await check('scan-check', report, async (launchHere) => {
   let returned = null
   const returnedSeen = new Promise((resolveReturn) => {
     context.route('**/*', (route) => {
-      const request = route.request()
-      const u = request.url()
+      const u = route.request().url()
       if (opts.returnOrigin && u.startsWith(opts.returnOrigin + '/')) {
         returned = u
         resolveReturn(u)
         return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>partner</title><p>back at the partner</p>' })
       }
-      if (isLocal(u)) return route.continue()
-      report.offHost.push(`${request.method()} ${u}`)
-      return route.abort('blockedbyclient')
+      return localOnly(route, report)
     })
   })
   const page = context.pages()[0] || await context.newPage()
