@@ -4,7 +4,7 @@
 //
 //   node web/scan-check.mjs --url 'http://127.0.0.1:5000/vital-scan/#scanToken=...' \
 //     --return-origin https://partner.example --shots .devstack/screenshots/vital-scan \
-//     (--video face.y4m | --deny-camera) [--timeout-ms 150000]
+//     (--video face.y4m | --deny-camera) [--outage N] [--fail-measurement] [--timeout-ms 150000]
 //
 // --video: Chromium's camera plays the .y4m file (--use-fake-device-for-media-stream,
 //   --use-file-for-fake-video-capture, --use-fake-ui-for-media-stream); the driver clicks Start, waits for
@@ -14,19 +14,28 @@
 // --guidance-only (with --video): records the guidance of 10 s of preview, then exits (as --no-face).
 // --no-face (with --video of something else): waits for the guidance, clicks Try again, reloads (resume),
 //   starts again and exits; without a returnUrl the page shows its exit message (no --return-origin needed).
+// --outage N: the first N reads of the session (GET /session) are answered 503 here, as a restarting server
+//   would answer (fault injection; every other call reaches the stack). The report's outage says what the
+//   page showed meanwhile; where it offered Try again, the driver clicks it, then goes on as above.
+// --fail-measurement (with --video): the first sending of the trace is answered 503 here; the driver waits
+//   for the page's error and clicks Try again, which sends the same trace again (measurementsSent: the
+//   sha256 of each body sent).
 // Either way it waits for the navigation to --return-origin, which it answers itself (route), so no
 // https server is needed. Requests to any other non-loopback host are aborted and recorded in offHost.
-// Report (cspViolations: Content-Security-Policy violations): {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
+// Report (cspViolations: Content-Security-Policy violations; hostedErrors: each hosted answer of 400 or more,
+// {call, status, requestId (the platform's x-request-id; none when the emulator itself failed), body}): {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
 // resultsText, metrics, returnUrl, hosted (method + path of each hosted API call), measurement ({fps,
 // frames, seconds, keys}; the body itself is saved as trace.json beside the screenshots), backend, offHost, failed, pageErrors, console, shots, timings}.
 import { check, localOnly, options, recordProblems } from './headless.mjs'
+import { createHash } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const opts = options('scan-check', {
   url: 'string', video: 'path', 'deny-camera': 'flag', 'no-face': 'flag', 'guidance-only': 'flag',
-  'return-origin': 'string', shots: 'path', 'timeout-ms': 'number',
-}, { timeoutMs: 150000, width: 390, height: 844 }, [])
+  'return-origin': 'string', shots: 'path', 'timeout-ms': 'number', outage: 'number',
+  'fail-measurement': 'flag',
+}, { timeoutMs: 150000, width: 390, height: 844, outage: 0 }, [])
 if (opts.guidanceOnly) opts.noFace = true
 if (!opts.url || !opts.shots || !(opts.video || opts.denyCamera) || !(opts.returnOrigin || opts.noFace)) {
   console.error('scan-check: --url, --shots, --video or --deny-camera, and --return-origin (unless --no-face) are required')
@@ -38,8 +47,11 @@ const media = opts.denyCamera
   ? ['--use-fake-device-for-media-stream', '--deny-permission-prompts']
   : ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${opts.video}`]
 
-const report = { hosted: [], offHost: [], failed: [], pageErrors: [], console: [], guidanceSeen: [], messages: [],
-  shots: [], timings: {} }
+const unavailable = (route) => route.fulfill({ status: 503, contentType: 'application/json',
+  body: JSON.stringify({ error: { code: 'unavailable', message: 'Service unavailable (injected by scan-check)' } }) })
+
+const report = { hosted: [], hostedErrors: [], offHost: [], failed: [], pageErrors: [], console: [], guidanceSeen: [],
+  messages: [], shots: [], timings: {} }
 const started = Date.now()
 const mark = (name) => { report.timings[name] = Date.now() - started }
 await check('scan-check', report, async (launchHere) => {
@@ -50,6 +62,8 @@ await check('scan-check', report, async (launchHere) => {
     hasTouch: true,
   })
   let returned = null
+  let outageLeft = opts.outage
+  let measurementFailures = opts.failMeasurement ? 1 : 0
   const returnedSeen = new Promise((resolveReturn) => {
     context.route('**/*', (route) => {
       const u = route.request().url()
@@ -58,6 +72,14 @@ await check('scan-check', report, async (launchHere) => {
         resolveReturn(u)
         return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>partner</title><p>back at the partner</p>' })
       }
+      if (outageLeft > 0 && route.request().method() === 'GET' && new URL(u).pathname === '/api/hosted/vital-scan/session') {
+        outageLeft -= 1
+        return unavailable(route)
+      }
+      if (measurementFailures > 0 && new URL(u).pathname === '/api/hosted/vital-scan/measurement') {
+        measurementFailures -= 1
+        return unavailable(route)
+      }
       return localOnly(route, report)
     })
   })
@@ -65,16 +87,29 @@ await check('scan-check', report, async (launchHere) => {
   page.on('request', (r) => {
     const u = new URL(r.url())
     if (u.pathname.startsWith('/api/hosted/vital-scan/')) {
-      report.hosted.push(`${r.method()} ${u.pathname}${u.search}`)
       if (u.pathname.endsWith('/measurement')) {
         try {
           const body = JSON.parse(r.postData() || '{}')
+          report.measurementsSent = [...(report.measurementsSent || []), createHash('sha256').update(r.postData()).digest('hex')]
           writeFileSync(join(opts.shots, 'trace.json'), JSON.stringify(body)) // to look at by hand
           report.measurement = { keys: Object.keys(body).sort(), fps: body.fps, frames: body.t.length,
             seconds: body.t[body.t.length - 1] / 1000, meanRgb: [0, 1, 2].map((c) => body.rgb.reduce((s, v) => s + v[c], 0) / body.rgb.length) }
         } catch (e) { report.measurement = { error: String(e) } }
       }
     }
+  })
+  // hosted: the calls of the flow, in the order they were answered; one answered 429 or 5xx is only in
+  // hostedErrors (the page tries it again).
+  page.on('response', async (r) => {
+    const u = new URL(r.url())
+    if (!u.pathname.startsWith('/api/hosted/vital-scan/')) return
+    const call = `${r.request().method()} ${u.pathname}${u.search}`
+    const status = r.status()
+    if (status < 400) { report.hosted.push(call); return }
+    const error = { call, status, requestId: r.headers()['x-request-id'] || null }
+    report.hostedErrors.push(error)
+    if (status !== 429 && status < 500) report.hosted.push(call)
+    error.body = (await r.text().catch(() => '')).slice(0, 300)
   })
   await recordProblems(page, report)
   const cspSeen = async () => { report.cspViolations = [...(report.cspViolations || []), ...(await page.evaluate(() => window.__csp || []))] }
@@ -96,6 +131,17 @@ await check('scan-check', report, async (launchHere) => {
   }, 250)
 
   await page.goto(opts.url, { waitUntil: 'load', timeout: 30000 })
+  if (opts.outage) {
+    // The page tries again by itself for a while; past that it says so and offers Try again.
+    await page.locator('#start:visible, #retry:visible').first().waitFor({ timeout: 30000 })
+    const retryShown = await visible('#retry')
+    report.outage = { retryShown, message: await text('#message'), sessionReads: report.hostedErrors.length + report.hosted.length,
+      focused: await page.evaluate(() => document.activeElement && document.activeElement.id) }
+    if (retryShown) {
+      await shot('0-unavailable')
+      await page.locator('#retry').click()
+    }
+  }
   await page.locator('#start').waitFor({ state: 'visible', timeout: 30000 })
   mark('ready')
   report.addressAfterLoad = page.url()
@@ -161,12 +207,20 @@ await check('scan-check', report, async (launchHere) => {
       .then(() => mark('capturing'), () => {})
     report.backend = await page.evaluate(() => window.__vitalScanBackend || null)
     await shot('2-capturing')
+    if (opts.failMeasurement) {
+      await page.waitForFunction(() => document.getElementById('camera').hidden && !document.getElementById('retry').hidden,
+        null, { timeout: opts.timeoutMs })
+      report.afterFailedSend = { message: await text('#message'), retryShown: await visible('#retry'),
+        exitShown: await visible('#exit'), focused: await page.evaluate(() => document.activeElement && document.activeElement.id) }
+      await shot('3-send-failed')
+      await page.locator('#retry').click()
+    }
     await page.locator('#continue').waitFor({ state: 'visible', timeout: opts.timeoutMs })
     mark('results')
     report.resultsText = await text('#results')
     report.metrics = await page.$$eval('#metrics dd', (dds) => Object.fromEntries(dds.map((d) => [d.dataset.metric, d.textContent])))
     report.focused = await page.evaluate(() => document.activeElement && document.activeElement.id)
-    await shot('3-results')
+    await shot('4-results')
     await cspSeen()
     await page.locator('#continue').click()
   }

@@ -40,6 +40,7 @@ const TEXT = {
     left: (s) => `${s} s left`,
     restart: 'The scan stopped. It starts again when your face is in the oval.',
     sending: 'Calculating your results…',
+    sendFailed: 'Your scan could not be sent. Try again to send it, or exit.',
     cameraDenied: 'Camera access was denied. To scan, allow the camera for this page in your browser settings and try again, or exit.',
     cameraMissing: 'No camera was found on this device. You can exit and try again on a device with a camera.',
     cameraError: 'The camera could not be started. Close other apps that use it and try again, or exit.',
@@ -74,6 +75,7 @@ const TEXT = {
     left: (s) => `剩餘 ${s} 秒`,
     restart: '掃描已停止。臉部回到橢圓框內後會重新開始。',
     sending: '正在計算結果…',
+    sendFailed: '無法傳送您的掃描。請再試一次以重新傳送，或選擇離開。',
     cameraDenied: '相機存取遭拒。若要掃描，請在瀏覽器設定中允許此頁面使用相機後再試一次，或選擇離開。',
     cameraMissing: '此裝置上找不到相機。您可以離開，並在有相機的裝置上再試一次。',
     cameraError: '無法啟動相機。請關閉其他正在使用相機的應用程式後再試一次，或選擇離開。',
@@ -107,6 +109,7 @@ const TEXT = {
     left: (s) => `剩余 ${s} 秒`,
     restart: '扫描已停止。脸部回到椭圆框内后会重新开始。',
     sending: '正在计算结果…',
+    sendFailed: '无法发送您的扫描。请再试一次以重新发送，或选择退出。',
     cameraDenied: '摄像头访问被拒绝。若要扫描，请在浏览器设置中允许此页面使用摄像头后再试一次，或选择退出。',
     cameraMissing: '此设备上未找到摄像头。您可以退出，并在有摄像头的设备上再试一次。',
     cameraError: '无法启动摄像头。请关闭其他正在使用摄像头的应用后再试一次，或选择退出。',
@@ -144,6 +147,8 @@ let token = null
 let stream = null
 let redirectUrl = null
 let busy = false
+let loaded = false // the session was read: Try again restarts the scan, not the loading
+let unsent = null // a trace whose sending failed in passing: Try again sends it again (no new capture)
 
 function say(key, ...args) {
   const value = text[key]
@@ -165,6 +170,7 @@ function showButtons(shown) {
   for (const name of ['start', 'retry', 'continue', 'exit']) el[name].hidden = !shown.includes(name)
 }
 
+// Resolves {status, body}; status 0: no answer at all (offline, connection reset).
 function call(method, path, body) {
   return fetch(API + path, {
     method,
@@ -173,7 +179,31 @@ function call(method, path, body) {
     cache: 'no-store',
     credentials: 'omit',
     referrerPolicy: 'no-referrer',
-  }).then((response) => response.json().catch(() => ({})).then((json) => ({ status: response.status, body: json })))
+  }).then((response) => response.json().catch(() => ({})).then((json) => ({ status: response.status, body: json })),
+    () => ({ status: 0, body: {} }))
+}
+
+// No answer, a server error or too many requests: the session is still good, so the token is kept and the
+// user is offered Try again (a refusal, 401 or 410, ends the page instead).
+function transient(status) { return status === 0 || status === 429 || status >= 500 }
+
+function trouble(...shown) {
+  say('error')
+  buttons(...shown)
+}
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+// Reading the session is safe to repeat: a passing failure (a restarting server, a dropped connection)
+// is tried again after 1 s and 3 s before the user is asked.
+const SESSION_RETRY_MS = [1000, 3000]
+async function readSession() {
+  let res = await call('GET', '/session')
+  for (const wait of SESSION_RETRY_MS) {
+    if (!transient(res.status)) break
+    await pause(wait)
+    res = await call('GET', '/session')
+  }
+  return res
 }
 
 function stopCamera() {
@@ -209,10 +239,9 @@ async function exitScan() {
   el.exit.disabled = true
   try {
     const res = await call('POST', '/exit')
+    if (transient(res.status)) { say('error'); return } // the buttons stay: Exit again
     if (res.status !== 200) { refuse(res.status); return }
     leaveTo(res.body.redirectUrl, 'exited')
-  } catch {
-    say('error')
   } finally {
     busy = false
     el.exit.disabled = false
@@ -439,6 +468,7 @@ async function startScan() {
   guide('')
   try {
     const res = await call('POST', '/start') // idempotent while in_progress: a retry or a resume
+    if (transient(res.status)) { el.camera.hidden = true; trouble('retry', 'exit'); return }
     if (res.status !== 200) { refuse(res.status); return }
     say('cameraStarting')
     if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) throw Object.assign(new Error('no camera'), { name: 'NotFoundError' })
@@ -470,24 +500,26 @@ async function startScan() {
 async function sendTrace(trace) {
   stopCamera()
   scan = null
+  unsent = null
   guide('')
   say('sending')
   buttons()
-  try {
-    let res = await call('POST', '/measurement', trace)
-    if (res.status === 409) { // not started (e.g. a resume raced): start, then send again
-      const started = await call('POST', '/start')
-      if (started.status !== 200) { refuse(started.status); return }
-      res = await call('POST', '/measurement', trace)
-    }
-    if (res.status === 401 || res.status === 410) { refuse(res.status); return }
-    if (res.status !== 200) { say('error'); buttons('retry', 'exit'); return }
-    forget()
-    showResults(res.body.metrics, res.body.redirectUrl)
-  } catch {
-    say('error')
-    buttons('retry', 'exit')
+  let res = await call('POST', '/measurement', trace)
+  if (res.status === 409) { // not started (e.g. a resume raced): start, then send again
+    const started = await call('POST', '/start')
+    res = started.status === 200 ? await call('POST', '/measurement', trace) : started
   }
+  if (transient(res.status)) { // kept: Try again sends it again
+    unsent = trace
+    el.camera.hidden = true
+    say('sendFailed')
+    buttons('retry', 'exit')
+    return
+  }
+  if (res.status === 401 || res.status === 410) { refuse(res.status); return }
+  if (res.status !== 200) { trouble('retry', 'exit'); return } // a trace refused (422): scan again
+  forget()
+  showResults(res.body.metrics, res.body.redirectUrl)
 }
 
 function showResults(metrics, url) {
@@ -542,20 +574,32 @@ function main() {
   if (!token) { refuse(401); return }
 
   el.start.addEventListener('click', startScan)
-  el.retry.addEventListener('click', () => { if (scan) scan.stop(); scan = null; stopCamera(); startScan() })
-  el.exit.addEventListener('click', () => { if (scan) scan.stop(); exitScan() })
+  el.retry.addEventListener('click', () => {
+    if (!loaded) { load(); return }
+    if (unsent) { sendTrace(unsent); return }
+    if (scan) scan.stop()
+    scan = null
+    stopCamera()
+    startScan()
+  })
+  el.exit.addEventListener('click', () => { if (scan) scan.stop(); unsent = null; exitScan() })
   el.continue.addEventListener('click', () => leaveTo(redirectUrl, 'completed'))
+  load()
+}
 
+async function load() {
   say('loading')
-  call('GET', '/session').then((res) => {
-    if (res.status !== 200) { refuse(res.status); return }
-    applyText(res.body.locale || 'en')
-    if (res.body.status !== 'created' && res.body.status !== 'in_progress') { refuse(410); return }
-    el.message.textContent = ''
-    el.intro.hidden = false
-    buttons('start', 'exit')
-    loadDetector().catch(() => {}) // warm up while the user reads
-  }).catch(() => { say('error') })
+  buttons()
+  const res = await readSession()
+  if (transient(res.status)) { trouble('retry'); return }
+  if (res.status !== 200) { refuse(res.status); return }
+  loaded = true
+  applyText(res.body.locale || 'en')
+  if (res.body.status !== 'created' && res.body.status !== 'in_progress') { refuse(410); return }
+  el.message.textContent = ''
+  el.intro.hidden = false
+  buttons('start', 'exit')
+  loadDetector().catch(() => {}) // warm up while the user reads
 }
 
 main()

@@ -5,13 +5,16 @@ session's vitalScanUrl through web/scan-check.mjs (playwright-core). Its camera 
 from a real photograph of a face (scikit-image's astronaut) whose skin pulses at a known heart rate
 (tests/browser/scan_video.py). The page finds the face with its bundled detector, records the mean skin
 colour per frame for about 30 s, sends the trace, shows the results and returns to the partner's
-returnUrl, which the driver answers itself (no https server). The partner's GET then shows the heart
+returnUrl, which the driver answers itself (no https server); its first sending of the trace is answered
+503 in the browser, and Try again sends the same trace again. The partner's GET then shows the heart
 rate. A second run denies the camera: the page says so and Exit still returns with status=exited. A
-third shows a camera without a face: the guidance says so, nothing is recorded, a reload resumes the
+third starts while the server is unavailable (the first reads of the session answered 503 in the browser):
+the page tries again by itself, then offers Try again, and the session survives. A fourth shows a camera
+without a face: the guidance says so, nothing is recorded, a reload resumes the
 session and Exit without a returnUrl shows the exit page. Three more show the face too small, too dark
 and jumping sideways: the guidance names each problem.
 
-Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-{scan,denied,no-face,guidance-*}/; the
+Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-{scan,denied,outage-*,no-face,guidance-*}/; the
 tests print the paths (the request body of the scan is saved beside them as trace.json).
 """
 
@@ -62,6 +65,8 @@ def _common(report: dict, session: dict):
     assert report["startButton"]["height"] >= 44 and report["startButton"]["focused"]
     assert report["offHost"] == [] and report["pageErrors"] == [] and report["failed"] == []
     assert report["cspViolations"] == [], report["cspViolations"]
+    # The platform never failed (an emulator's passing failure, without x-request-id, the page tries again).
+    assert [e for e in report["hostedErrors"] if e["status"] >= 500 and e["requestId"]] == [], report["hostedErrors"]
     # No hosted call carries anything in its URL (the token travels in the Authorization header).
     assert all("?" not in call for call in report["hosted"]), report["hosted"]
     # The return: the approved returnUrl with the session id and status, nothing else added.
@@ -96,12 +101,18 @@ def test_scan_with_a_pulsing_face_completes_and_returns_with_the_heart_rate(tena
     partner = make_partner(tenant, points=2)
     session = _create(partner, locale="en", returnUrl=f"{ORIGIN}/vital-scan/done?ref=a1")
 
-    report = _drive(session, "scan", "--video", video["path"])
+    report = _drive(session, "scan", "--video", video["path"], "--fail-measurement")
 
     assert report["lang"] == "en" and "Start scan" in report["introText"] and "camera" in report["introText"]
     assert _common(report, session) == ["completed"]
     assert report["hosted"][:2] == ["GET /api/hosted/vital-scan/session", "POST /api/hosted/vital-scan/start"]
-    assert "POST /api/hosted/vital-scan/measurement" in report["hosted"]
+    # The first sending was answered 503 (--fail-measurement): the page offered Try again, which sent the
+    # same trace again instead of a new capture.
+    assert report["afterFailedSend"] == {"message": "Your scan could not be sent. Try again to send it, or exit.",
+                                         "retryShown": True, "exitShown": True, "focused": "retry"}
+    sent = report["measurementsSent"]
+    assert len(sent) == 2 and sent[0] == sent[1]
+    assert report["hosted"].count("POST /api/hosted/vital-scan/measurement") == 1
     # The trace: mean skin colours with their times, about 30 s of them at about the camera's 30 fps.
     measured = report["measurement"]
     assert measured["keys"] == ["fps", "rgb", "t"], measured
@@ -139,6 +150,33 @@ def test_camera_denied_says_so_and_exit_still_returns(tenant, capsys):
     assert polled.status_code == 200 and polled.json()["data"]["status"] == "in_progress"
     with capsys.disabled():
         print(f"\n[vital scan page, camera denied] {report['timings']}; screenshots {report['shots']}")
+
+
+@pytest.mark.parametrize(("outage", "asked"), [(2, False), (3, True)])
+def test_a_passing_outage_is_tried_again_and_the_session_survives_it(tenant, outage, asked, capsys):
+    """The first reads of the session are answered 503 in the browser (scan-check --outage): the page reads
+    again after 1 s and 3 s by itself; after a third failure it says so and offers Try again, keeping the
+    token (a refusal would forget it and a reload could not resume). Then the flow goes on as usual."""
+    _require_browser()
+    partner = make_partner(tenant, points=2)
+    session = _create(partner, locale="en", returnUrl=f"{ORIGIN}/vital-scan/done?ref=a1")
+
+    report = _drive(session, f"outage-{outage}", "--deny-camera", "--outage", str(outage), timeout=120)
+
+    assert [(e["call"], e["status"]) for e in report["hostedErrors"]] == [
+        ("GET /api/hosted/vital-scan/session", 503)] * outage
+    shown = report["outage"]
+    assert (shown["retryShown"], shown["sessionReads"]) == (asked, outage + (0 if asked else 1)), shown
+    if asked:
+        assert shown["message"] == "Something went wrong. Please try again." and shown["focused"] == "retry"
+        assert report["shots"][0].endswith("0-unavailable.png")
+    else:
+        assert shown["message"] == "", shown  # the intro was shown
+    assert _common(report, session) == ["exited"]
+    assert report["hosted"] == ["GET /api/hosted/vital-scan/session", "POST /api/hosted/vital-scan/start",
+                                "POST /api/hosted/vital-scan/exit"]
+    with capsys.disabled():
+        print(f"\n[vital scan page, {outage} reads failed] {report['timings']}; screenshots {report['shots']}")
 
 
 def test_no_face_is_guided_the_session_resumes_and_exit_without_return_url_stays(tenant, tmp_path, capsys):
