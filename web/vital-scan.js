@@ -582,7 +582,7 @@ function main() {
     stopCamera()
     startScan()
   })
-  el.exit.addEventListener('click', () => { if (scan) scan.stop(); unsent = null; exitScan() })
+  el.exit.addEventListener('click', () => { if (scan) scan.stop(); exitScan() })
   el.continue.addEventListener('click', () => leaveTo(redirectUrl, 'completed'))
   load()
 }
