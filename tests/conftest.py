@@ -94,6 +94,16 @@ class Member:
         return bearer(self.token)
 
 
+def new_member(client: tenancy.Client, role: str, birth_date: str | None = None, sex: str | None = None) -> Member:
+    """A new member of an existing client, made as platformctl makes one; its password is registered in SECRETS."""
+    email = f"{role}-{uuid.uuid4().hex[:10]}@{client.client_id}.test"
+    password = secrets.token_urlsafe(12)
+    SECRETS.add(password)
+    uid = users.create_user(client, email, password, role, display_name=f"{role} of {client.client_id}",
+                            birth_date=birth_date, sex=sex)
+    return Member(client.client_id, role, email, password, uid)
+
+
 class Tenant:
     """A client with an admin and a player, created through the same code platformctl uses."""
 
@@ -106,12 +116,7 @@ class Tenant:
         self.player = self.add_member(tenancy.ROLE_PLAYER)
 
     def add_member(self, role: str, birth_date: str | None = None, sex: str | None = None) -> Member:
-        email = f"{role}-{uuid.uuid4().hex[:10]}@{self.client_id}.test"
-        password = secrets.token_urlsafe(12)
-        SECRETS.add(password)
-        uid = users.create_user(self.client, email, password, role, display_name=f"{role} of {self.client_id}",
-                                birth_date=birth_date, sex=sex)
-        return Member(self.client_id, role, email, password, uid)
+        return new_member(self.client, role, birth_date, sex)
 
     def configure(self, *assignments: str) -> None:
         provisioning.configure_client(self.client_id, list(assignments))

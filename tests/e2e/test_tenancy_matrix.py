@@ -17,11 +17,11 @@ import pytest
 import requests
 
 from tests import firestore_snapshot
-from tests.conftest import BASE_URL, Tenant, bearer, sign_in, with_claims
+from tests.conftest import BASE_URL, Tenant, bearer, new_member, with_claims
 from tests.fuzz.runner import demo_env
 from tests.identity.conftest import redeem
 from wellness_api.api_keys import service as api_keys
-from wellness_api.core import client_tokens, clock, firebase, server_keys, tenancy, users
+from wellness_api.core import client_tokens, clock, firebase, server_keys, tenancy
 from wellness_api.vital_scan import service as vital_scan
 
 pytestmark = pytest.mark.e2e
@@ -146,13 +146,6 @@ def _client_token(client_id: str, secret: str) -> str:
     return response.json()["token"]
 
 
-def _member_token(client, role: str) -> tuple[str, str]:
-    """(uid, ID token) of a new member of the client."""
-    email, password = f"matrix-{role}-{uuid.uuid4().hex[:8]}@{client.client_id}.test", uuid.uuid4().hex
-    uid = users.create_user(client, email, password, role, display_name=f"matrix {role}")
-    return uid, sign_in(email, password)
-
-
 def _guest_token(host: str) -> str:
     """A guest's ID token: the host's guest custom token redeemed at the Auth emulator, as an app does."""
     response = requests.post(f"{BASE_URL}/api/auth/guest-custom-token", headers={"Host": host}, timeout=60)
@@ -180,12 +173,13 @@ def world() -> World:
 
     # Revoked: an admin whose sessions were revoked after sign-in, a key revoked after a client token was issued
     # with it, and a Vital Scan session the partner deleted.
-    revoked_uid, revoked_admin = _member_token(demo, tenancy.ROLE_ADMIN)
+    revoked_admin = new_member(demo, tenancy.ROLE_ADMIN)
+    revoked_id_token = revoked_admin.token  # signed in before the revocation below
     revoked_key = api_keys.create_key(demo.client_id, "tenancy matrix, revoked", False, "tests")
     revoked_client_token = _client_token(demo.client_id, revoked_key.secret)
     deleted_session, deleted_scan_token = _scan_session(env["API_KEY"])
     time.sleep(1.1)  # revocation counts tokens issued before it, to the second
-    firebase.auth().revoke_refresh_tokens(revoked_uid)
+    firebase.auth().revoke_refresh_tokens(revoked_admin.uid)
     api_keys.revoke_key(demo.client_id, revoked_key.api_key["keyId"])
     response = requests.delete(f"{BASE_URL}/api/v1/vital-scan/sessions/{deleted_session}",
                                headers={"Authorization": f"Bearer {env['API_KEY']}"}, timeout=60)
@@ -222,7 +216,7 @@ def world() -> World:
         "expired": {ID_TOKEN: with_claims(env["ADMIN_ID_TOKEN"], exp=int(time.time()) - 60),
                     CLIENT_TOKEN: expired_client_token,
                     API_KEY: expired_key.secret, SCAN_TOKEN: expired_scan_token},
-        "revoked": {ID_TOKEN: revoked_admin, CLIENT_TOKEN: revoked_client_token, API_KEY: revoked_key.secret,
+        "revoked": {ID_TOKEN: revoked_id_token, CLIENT_TOKEN: revoked_client_token, API_KEY: revoked_key.secret,
                     SCAN_TOKEN: deleted_scan_token},
         "weaker role": {role: token for role, token in (("ADMIN_ID_TOKEN", env["ADMIN_ID_TOKEN"]),
                                                         ("PLAYER_ID_TOKEN", env["PLAYER_ID_TOKEN"]),
