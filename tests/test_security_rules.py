@@ -16,17 +16,16 @@ then skips with "storage.rules NOT evaluated" in the summary instead of passing.
 
 import json
 import os
-import subprocess
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 import requests
 
+from tests.browser import driver
+from tests.browser.driver import ROOT
 from tests.firestore_snapshot import collection_group_paths, versions
 from wellness_api.core import tenancy
 
-ROOT = Path(__file__).resolve().parents[1]
 FIRESTORE = f"http://{os.environ['FIRESTORE_EMULATOR_HOST']}/v1/projects/{os.environ['GCLOUD_PROJECT']}/databases/(default)/documents"
 
 # Every collection the platform writes, as collection_group_paths() spells it. A new collection fails
@@ -90,14 +89,7 @@ def report() -> dict:
     if not (ROOT / "web" / "node_modules" / "@firebase" / "rules-unit-testing").is_dir():
         pytest.fail("web/node_modules/@firebase/rules-unit-testing is missing: run `make install`", pytrace=False)
     paths = {"firestore": list(FIRESTORE_COLLECTIONS), "storage": list(STORAGE_OBJECTS)}
-    proc = subprocess.run(["node", str(ROOT / "web" / "rules-check.mjs")], input=json.dumps(paths), cwd=ROOT,
-                          capture_output=True, text=True, timeout=180)
-    lines = proc.stdout.strip().splitlines()
-    if not lines:
-        pytest.fail(f"web/rules-check.mjs printed nothing (exit {proc.returncode}): {proc.stderr[-2000:]}", pytrace=False)
-    result = json.loads(lines[-1])
-    assert not result.get("error"), f"web/rules-check.mjs failed: {result['error']}\n{proc.stderr[-2000:]}"
-    return result
+    return driver.run("rules-check.mjs", timeout=180, stdin=json.dumps(paths))
 
 
 def _by_template(cells: list[dict]) -> dict[str, list[dict]]:

@@ -1,5 +1,5 @@
 """What the browser tests share: where Chromium, the built pages and the screenshots are, and how a
-checker script in web/ is run (it prints one JSON report as its last line)."""
+checker script in web/ is run (it prints one JSON report as its last line; web/rules-check.mjs is one too)."""
 
 import json
 import os
@@ -28,14 +28,14 @@ def require(*built: Path) -> None:
             pytest.fail(f"{needed.relative_to(ROOT)} is missing: run `make install` (devstack/install.sh)", pytrace=False)
 
 
-def run(script: str, *args: str, timeout: int) -> dict:
-    """The report of `node web/<script> args...`; the test fails when it printed none or reports an error."""
-    proc = subprocess.run(["node", str(ROOT / "web" / script), *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+def run(script: str, *args: str, timeout: int, stdin: str | None = None) -> dict:
+    """The report of `node web/<script> args...` (fed `stdin`); the test fails when it printed none or reports an error."""
+    proc = subprocess.run(["node", str(ROOT / "web" / script), *args], input=stdin, cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
     lines = proc.stdout.strip().splitlines()
     if not lines:
         pytest.fail(f"web/{script} printed nothing (exit {proc.returncode}): {proc.stderr[-2000:]}", pytrace=False)
     report = json.loads(lines[-1])
     assert not report.get("error"), (
-        f"the browser run failed: {report['error']}\n{json.dumps(report)[:4000]}\n{proc.stderr[-2000:]}")
+        f"web/{script} failed: {report['error']}\n{json.dumps(report)[:4000]}\n{proc.stderr[-2000:]}")
     return report
