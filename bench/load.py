@@ -343,27 +343,35 @@ class Workers:
     rss_mb: float
 
 
+def _stack_processes():
+    """(pid, argv, the /proc stat fields after the name) of each process of this stack (devstack's DEVSTACK_MARK)."""
+    from devstack import stack
+
+    for pid, _ in stack.marked_pids(root=os.environ.get("DEVSTACK_MARK")):
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                yield pid, argv, f.read().rsplit(b")", 1)[1].split()
+
+
+def _is_worker(argv: list[bytes]) -> bool:
+    return any(arg.endswith(b"functions-framework") for arg in argv[1:2])
+
+
 def _workers() -> Workers:
     """This stack's function workers and their memory. The Functions emulator gives each worker one request at a
     time and starts a new one (a Python process: gunicorn master and worker) whenever a function has no idle
     worker, so a level's concurrency turns into workers; they stay until the emulator stops."""
-    mark = os.environ.get("DEVSTACK_MARK", "").encode()
     rss = 0
     pids = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    for pid, argv, stat in _stack_processes():
+        if not (b"python" in argv[0] and _is_worker(argv)):
+            continue
         with contextlib.suppress(OSError):
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-            if not (b"python" in argv[0] and any(arg.endswith(b"functions-framework") for arg in argv[1:2])):
-                continue
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if mark and b"DEVSTACK_MARK=" + mark + b"\0" not in f.read():
-                    continue
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
             with open(f"/proc/{pid}/statm", "rb") as f:
                 rss += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-            pids[int(pid)] = ppid
+            pids[pid] = int(stat[1])
     masters = sum(1 for ppid in pids.values() if ppid not in pids)  # a gunicorn worker's parent is its master
     return Workers(masters, rss / 2**20)
 
@@ -371,25 +379,15 @@ def _workers() -> Workers:
 def _cpu() -> collections.Counter:
     """CPU seconds used so far by this stack's processes, by kind: the emulators' Node process (Hosting, the
     Functions emulator's router, Auth, Tasks), Firestore's JVM, the function workers, and this bench."""
-    mark = os.environ.get("DEVSTACK_MARK", "").encode()
     tick = os.sysconf("SC_CLK_TCK")
     used: collections.Counter = collections.Counter()
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        with contextlib.suppress(OSError):
-            if int(pid) == os.getpid():
-                kind = "bench"
-            else:
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    if not mark or b"DEVSTACK_MARK=" + mark + b"\0" not in f.read():
-                        continue
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    argv = f.read().split(b"\0")
-                name = argv[0].rsplit(b"/", 1)[-1]
-                kind = ("workers" if any(a.endswith(b"functions-framework") for a in argv[1:2]) else
-                        "node" if name == b"node" else "firestore" if name == b"java" else "other")
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            used[kind] += (int(fields[11]) + int(fields[12])) / tick
+    mine = os.times()
+    used["bench"] = mine.user + mine.system
+    for _, argv, stat in _stack_processes():
+        name = argv[0].rsplit(b"/", 1)[-1]
+        kind = ("workers" if _is_worker(argv) else
+                "node" if name == b"node" else "firestore" if name == b"java" else "other")
+        used[kind] += (int(stat[11]) + int(stat[12])) / tick
     return used
 
 
