@@ -23,6 +23,7 @@ class Setting:
     description: str
     choices: tuple[str, ...] = ()
     minimum: int | None = None
+    maximum: int | None = None  # an int setting that sizes shared work (a cap) has a ceiling too
     name_chars: str = " ._-"  # what a "list" item may hold besides letters and digits
 
     def parse(self, text: str) -> Any:
@@ -48,6 +49,8 @@ def _parse_int(setting: Setting, text: str) -> int:
         raise SettingError(f"{setting.key} must be an integer") from None
     if setting.minimum is not None and value < setting.minimum:
         raise SettingError(f"{setting.key} must be at least {setting.minimum}")
+    if setting.maximum is not None and value > setting.maximum:
+        raise SettingError(f"{setting.key} must be at most {setting.maximum}")
     return value
 
 
