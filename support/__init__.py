@@ -1,0 +1,1 @@
+"""Code shared by tests/ and bench/ (neither imports the other): importable from the repository root."""
