@@ -228,3 +228,52 @@ def test_an_empty_optional_body_needs_no_content_type():
     assert raw.post("/optional", data=b"  ", content_type="text/plain").json == {"keys": []}
     # A required body stays required, whatever its Content-Type.
     assert raw.post("/raw").json == {"error": "Request body must be a JSON object."}
+
+
+class CamelBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    grantType: str
+    clientId: str = ""
+
+
+class LenientBody(BaseModel):
+    grantType: str = ""  # extra fields are ignored by this model, not by the near-miss check
+
+
+@pytest.mark.parametrize("key", ["grant_type", "granttype", "GrantType", "GRANT_TYPE", "grant-type"])
+def test_a_near_miss_of_a_known_field_is_named_with_the_field_it_resembles(key):
+    app = http.create_app("probe")
+
+    @app.post("/strict")
+    def strict():
+        return http.parse_body(CamelBody).model_dump()
+
+    @app.post("/lenient")
+    def lenient():
+        return http.parse_body(LenientBody).model_dump()
+
+    client = app.test_client()
+    for path in ("/strict", "/lenient"):
+        response = client.post(path, json={key: "password"})
+        assert response.status_code == 400, path
+        assert response.json == {"error": f"Unknown field {key}; did you mean grantType?"}
+    # The right spelling beside a wrong one is still a mistake worth naming.
+    assert client.post("/strict", json={"grantType": "x", key: "y"}).json["error"].endswith("did you mean grantType?")
+    # Unrelated unknown fields keep their wording; a lenient model still ignores them.
+    assert client.post("/strict", json={"grantType": "x", "other": 1}).json == {"error": "Unknown field: other."}
+    assert client.post("/lenient", json={"other": 1}).json == {"grantType": ""}
+
+
+def test_near_miss_error_checks_only_other_spellings():
+    http.near_miss_error({"grantType": 1, "unrelated": 2}, {"grantType", "clientId"})
+    with pytest.raises(http.BodyError) as raised:
+        http.near_miss_error({"client_id": 1}, {"grantType", "clientId"})
+    assert raised.value.field == "client_id" and raised.value.kind == "near_miss"
+    assert raised.value.message == "Unknown field client_id; did you mean clientId?"
+
+
+def test_a_huge_unknown_field_name_is_not_echoed_whole(plain):
+    key = "x" * 500  # the probe app takes bodies up to 1 KiB
+    response = plain.post("/echo", data=json.dumps({"name": "a", key: 1}), content_type="application/json")
+    assert response.status_code == 400
+    assert response.json == {"error": f"Unknown field: {'x' * http.MAX_SHOWN_FIELD}...."}

@@ -9,6 +9,7 @@ import math
 import re
 import time
 import uuid
+from collections.abc import Iterable
 from itertools import accumulate
 from typing import Annotated, Any, TypeVar
 
@@ -230,7 +231,9 @@ def parse_body(model: type[Model], allow_empty: bool = False, missing: str = MIS
 
     `missing` words the error for an absent required field ({field} is replaced).
     """
-    return validate(model, json_object(allow_empty), missing)
+    data = json_object(allow_empty)
+    near_miss_error(data, field_names(model))
+    return validate(model, data, missing)
 
 
 def _query_integer(value: Any) -> Any:
@@ -251,7 +254,7 @@ def validate(model: type[Model], data: dict[str, Any], missing: str = MISSING_FI
         return model.model_validate(data, strict=True)
     except pydantic.ValidationError as exc:
         first = exc.errors(include_url=False)[0]
-        field = ".".join(str(part) for part in first["loc"]) or None
+        field = _shown(".".join(str(part) for part in first["loc"])) or None
         kind = first["type"]
         if kind == "extra_forbidden":
             message = f"Unknown field: {field}."
@@ -260,3 +263,40 @@ def validate(model: type[Model], data: dict[str, Any], missing: str = MISSING_FI
         else:
             message = f"Invalid field {field}: {first['msg']}." if field else f"{first['msg']}."
         raise BodyError(message, field=field, kind=kind) from None
+
+
+# A field name echoed in a message is cut here: a caller's 1 MiB key is not answered back whole.
+MAX_SHOWN_FIELD = 100
+
+
+def _shown(field: str) -> str:
+    return field if len(field) <= MAX_SHOWN_FIELD else field[:MAX_SHOWN_FIELD] + "..."
+
+
+def field_names(model: type[pydantic.BaseModel]) -> set[str]:
+    """The top-level names a body of `model` may use (each field's alias and its own name)."""
+    names = set()
+    for name, info in model.model_fields.items():
+        names.add(name)
+        if info.alias:
+            names.add(info.alias)
+    return names
+
+
+def _squashed(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
+
+
+def near_miss_error(data: dict[str, Any], known: Iterable[str]) -> None:
+    """400 for a body key that is another spelling of a known field (other case, snake or kebab case).
+
+    Without it `grant_type` is an unknown field at best, or silently ignored, and the caller is told
+    about a missing field they believe they sent."""
+    known = set(known)
+    by_squash = {_squashed(name): name for name in known}
+    for key in data:
+        if key in known:
+            continue
+        match = by_squash.get(_squashed(key))
+        if match is not None:
+            raise BodyError(f"Unknown field {_shown(key)}; did you mean {match}?", field=key, kind="near_miss")
