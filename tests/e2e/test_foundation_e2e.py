@@ -81,3 +81,22 @@ def test_platformctl_made_admin_signs_in_through_auth_emulator(api, emulators):
     admin = bearer(sign_in(f"boss@{client_id}.example", "pw-987654"))
     created = api("POST", f"/api/clients/{client_id}/api-keys", json={}, headers=admin)
     assert created.status_code == 201 and created.json()["apiKey"]["isPrimary"] is True
+
+
+def test_an_unknown_path_under_api_is_a_json_404_in_the_area_envelope():
+    import requests
+
+    from tests.conftest import BASE_URL
+    from wellness_api.openapi.routes import NO_SUCH_OPERATION
+
+    for method, path in [("GET", "/api/nope"), ("POST", "/api/v2/lessons"), ("DELETE", "/api/hosted/x/y"),
+                         ("GET", "/api/")]:
+        response = requests.request(method, BASE_URL + path, timeout=60)
+        assert response.status_code == 404, (method, path, response.text[:200])
+        assert response.headers["Content-Type"].startswith("application/json"), path
+        assert response.json() == {"error": NO_SUCH_OPERATION} and response.headers["x-request-id"]
+    # Under an area's own prefix, the area answers in its own envelope (Vital Scan's is nested).
+    nested = requests.get(BASE_URL + "/api/v1/vital-scan/nope/deeper", timeout=60)
+    assert nested.status_code == 404 and nested.json()["error"]["message"] == "Not found."
+    # The health check and the document are still the platform's own routes.
+    assert requests.get(BASE_URL + "/api/health", timeout=60).json() == {"status": "ok"}

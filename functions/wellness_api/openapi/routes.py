@@ -4,9 +4,19 @@ import flask
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..core import http, openapi
+from ..core.errors import ApiError
 
 app = http.create_app("platform")
 api = openapi.Api(app, "Platform")
+
+# Hosting rewrites every path under /api/ that no area claims to this app (firebase.json's last rewrite), so a
+# mistyped path is a JSON 404 a program can read, not Hosting's HTML page.
+NO_SUCH_OPERATION = "Not found: no operation of the API at this path. Every operation is listed at /api/openapi.json and /docs."
+
+
+@app.errorhandler(404)
+def _no_such_operation(_exc):
+    return http.error_response(ApiError(404, NO_SUCH_OPERATION))
 
 
 class Health(openapi.Closed):
