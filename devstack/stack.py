@@ -64,6 +64,12 @@ def say(msg):
 # ---------------------------------------------------------------------------------------------- config
 
 
+# Pages that sign in with the Firebase JS SDK reach the Auth emulator on this machine; only the emulators' copy
+# of their Content-Security-Policy allows that origin (firebase.json, what production serves, does not).
+EMULATOR_CONNECT_SRC = "http://127.0.0.1:* http://localhost:*"
+EMULATOR_CSP_SOURCES = ("/admin/**",)
+
+
 def firebase_json():
     config = json.loads((ROOT / "firebase.json").read_text())
     if PORT_OFFSET:
@@ -71,14 +77,20 @@ def firebase_json():
             for key in ("port", "websocketPort"):
                 if isinstance(conf, dict) and isinstance(conf.get(key), int):
                     conf[key] += PORT_OFFSET
+    for rule in config.get("hosting", {}).get("headers", []):
+        if rule.get("source") not in EMULATOR_CSP_SOURCES:
+            continue
+        for header in rule["headers"]:
+            if header["key"] == "Content-Security-Policy":
+                header["value"] = header["value"].replace("connect-src 'self'",
+                                                          f"connect-src 'self' {EMULATOR_CONNECT_SRC}", 1)
     return config
 
 
 def config_args():
-    """`--config FILE` for an offset stack (a generated copy of firebase.json beside it), else nothing."""
-    if not PORT_OFFSET:
-        return []
-    path = ROOT / f".firebase.offset{PORT_OFFSET}.json"
+    """`--config FILE`: the emulators' copy of firebase.json (its ports moved by the offset, the emulator origins
+    added to the sign-in pages' CSP), written beside it."""
+    path = ROOT / f".firebase.{'offset' + str(PORT_OFFSET) if PORT_OFFSET else 'emulators'}.json"
     path.write_text(json.dumps(firebase_json(), indent=2))
     return ["--config", str(path)]
 

@@ -16,6 +16,7 @@ tests print the paths.
 """
 
 import datetime as dt
+import json
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -200,8 +201,15 @@ def test_the_page_is_served_with_its_headers_and_bundle():
     csp = {d.split()[0]: d.split()[1:] for d in (part.strip() for part in headers["Content-Security-Policy"].split(";"))}
     assert csp["default-src"] == ["'none'"] and csp["script-src"] == ["'self'"] and csp["style-src"] == ["'self'"]
     assert csp["frame-ancestors"] == ["'none'"]
+    # Under the emulators the page also reaches the Auth emulator on this machine (devstack adds it)...
     assert set(csp["connect-src"]) == {"'self'", "http://127.0.0.1:*", "http://localhost:*",
                                        "https://identitytoolkit.googleapis.com", "https://securetoken.googleapis.com"}
+    # ...while what production serves (firebase.json) allows Firebase Auth's own origins only.
+    deployed = next(rule for rule in json.loads((ROOT / "firebase.json").read_text())["hosting"]["headers"]
+                    if rule["source"] == "/admin/**")
+    deployed_csp = next(h["value"] for h in deployed["headers"] if h["key"] == "Content-Security-Policy")
+    assert "127.0.0.1" not in deployed_csp and "localhost" not in deployed_csp
+    assert "connect-src 'self' https://identitytoolkit.googleapis.com https://securetoken.googleapis.com;" in deployed_csp
     assert headers["X-Frame-Options"] == "DENY" and headers["Referrer-Policy"] == "same-origin"
     assert headers["Cache-Control"] == "no-cache"
     for name in ("analytics.js", "analytics.css"):
