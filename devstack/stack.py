@@ -286,8 +286,51 @@ def cleanup_leftovers(quiet=False):
         say("nothing left over from earlier runs")
 
 
+# The Fetch standard's bad ports (https://fetch.spec.whatwg.org/#port-blocking): Chromium refuses them
+# (net::ERR_UNSAFE_PORT) and so does Node's fetch ("fetch failed"), so a stack with an emulator on one fails
+# every browser or rules test for a reason that is not the platform's.
+BAD_PORTS = frozenset({
+    1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104,
+    109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515,
+    526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049,
+    3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+})
+
+
+def unsafe_ports(offset):
+    """{name: port} of the emulators that `offset` would put on a bad port (or outside 1-65535)."""
+    base = json.loads((ROOT / "firebase.json").read_text()).get("emulators", {})
+    found = {}
+    for name, conf in base.items():
+        for key in ("port", "websocketPort"):
+            if isinstance(conf, dict) and isinstance(conf.get(key), int):
+                port = conf[key] + offset
+                if port in BAD_PORTS or not 0 < port < 65536:
+                    found[f"{name} {key}" if key != "port" else name] = port
+    return found
+
+
+def safe_offset_near(offset):
+    """The nearest multiple of 1000 at or above `offset` that puts no emulator on a bad port."""
+    candidate = max(1000, (offset + 999) // 1000 * 1000)
+    while unsafe_ports(candidate):
+        candidate += 1000
+    return candidate
+
+
+def check_offset():
+    bad = unsafe_ports(PORT_OFFSET)
+    if bad:
+        say(
+            f"DEVSTACK_PORT_OFFSET={PORT_OFFSET} puts {describe_ports(bad)} on a port that browsers and Node's fetch "
+            f"refuse (the Fetch standard's bad ports); use DEVSTACK_PORT_OFFSET={safe_offset_near(PORT_OFFSET)}"
+        )
+        sys.exit(2)
+
+
 def preflight():
     """Clean our own leftovers, then fail with a clear message if an emulator port is still taken."""
+    check_offset()
     cleanup_leftovers(quiet=True)
     busy = busy_ports()
     if not busy:
