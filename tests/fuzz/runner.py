@@ -52,7 +52,9 @@ def run_pass(name: str, env: dict[str, str], id_token: str, max_time: int, extra
         ]
         print(f"== fuzz pass '{name}' ({max_time} s budget)", flush=True)
         started = time.monotonic()
-        code = subprocess.run(command, cwd=tmp, env={**os.environ, "NO_COLOR": "1"}, check=False).returncode
+        env_run = {**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_HOOKS": "tests.fuzz.hooks",
+                   "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        code = subprocess.run(command, cwd=tmp, env=env_run, check=False).returncode
         print(f"== fuzz pass '{name}' exited {code} after {time.monotonic() - started:.0f} s", flush=True)
         return code
 
