@@ -6,6 +6,7 @@ import av
 import pytest
 from PIL import Image
 
+from tests.media_generation.servers import huge_png
 from wellness_api.media_generation import presets
 from wellness_api.media_generation.providers.base import GenerationRequest, ProviderError, dimensions
 from wellness_api.media_generation.providers.local import VIDEO_FPS, LocalProvider
@@ -98,3 +99,13 @@ def test_a_reference_image_leads_the_pictures_colours():
     assert red[0] > plain[0] or red[0] >= 187  # three quarters of the reference's red
     assert red[1] <= plain[1] and red != plain
     assert undecodable == plain
+
+
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")
+def test_a_reference_image_of_13000_by_13000_pixels_is_refused_from_its_header_before_it_is_decoded():
+    """About 20 KB on disk and about 1 GB decoded: the local generator refuses it instead of decoding it."""
+    bomb = huge_png()
+    request = GenerationRequest("image", "a squat", "local-image-1", "1:1", "64x64", references=((bomb, "image/png"),))
+    with pytest.raises(ProviderError, match=r"^the reference image is 13,000 x 13,000 pixels; at most 4,096 x 4,096 "
+                                            r"are accepted$"):
+        LocalProvider().generate(request)

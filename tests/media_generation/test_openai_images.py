@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from PIL import Image
 
+from tests.media_generation.servers import huge_png
 from wellness_api.media_generation.providers import registry
 from wellness_api.media_generation.providers.base import GenerationRequest, ProviderError
 from wellness_api.media_generation.providers.local import LocalProvider
@@ -43,6 +44,9 @@ class FakeImagesApi:
                                                       "type": "invalid_request_error", "code": "moderation_blocked"}})
                 if api.behaviour == "garbage":
                     return self._json(200, {"created": 1, "data": [{"b64_json": "bm90IGFuIGltYWdl"}]})
+                if api.behaviour == "bomb":
+                    return self._json(200, {"created": 1, "data": [{"b64_json": base64.b64encode(huge_png())
+                                                                    .decode()}]})
                 width, height = (int(v) for v in body["size"].split("x"))
                 return self._json(200, {"created": 1, "data": [{"b64_json": base64.b64encode(png(width, height))
                                                                .decode()}],
@@ -112,6 +116,14 @@ def test_a_vendor_that_does_not_answer_in_time_is_a_provider_error(vendor):
 def test_an_answer_without_a_readable_image_is_a_provider_error(vendor):
     vendor.behaviour = "garbage"
     with pytest.raises(ProviderError, match="without a readable image"):
+        provider(vendor).generate(request())
+
+
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")
+def test_an_answer_whose_header_names_13000_by_13000_pixels_is_refused_before_it_is_decoded(vendor):
+    vendor.behaviour = "bomb"
+    with pytest.raises(ProviderError, match=r"^The image provider's answer is 13,000 x 13,000 pixels; at most "
+                                            r"4,096 x 4,096 are accepted\.$"):
         provider(vendor).generate(request())
 
 

@@ -10,6 +10,8 @@ import types
 import typing
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import av
+import numpy as np
 import pytest
 from PIL import Image
 from runwayml.resources import image_to_video, text_to_video
@@ -221,6 +223,25 @@ def test_a_vendor_that_does_not_answer_in_time_is_a_provider_error_and_not_retri
 def test_an_output_that_is_not_a_video_is_a_provider_error(vendor):
     vendor.behaviour = "garbage"
     with pytest.raises(ProviderError, match="without a readable video"):
+        provider(vendor).generate(request())
+
+
+def wide_mp4(width: int, height: int) -> bytes:
+    """One black H.264 frame of width x height: a few hundred bytes, however many pixels a frame decodes to."""
+    buffer = io.BytesIO()
+    with av.open(buffer, mode="w", format="mp4") as container:
+        stream = container.add_stream("libx264", rate=24)
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        frame = av.VideoFrame.from_ndarray(np.zeros((height, width, 3), dtype=np.uint8), format="rgb24")
+        for packet in [*stream.encode(frame), *stream.encode()]:
+            container.mux(packet)
+    return buffer.getvalue()
+
+
+def test_an_output_wider_than_the_limit_is_refused_before_a_frame_is_decoded(vendor):
+    vendor.mp4 = wide_mp4(4112, 16)
+    with pytest.raises(ProviderError, match=r"^The video provider's output is 4,112 x 16 pixels; at most 4,096 x "
+                                            r"4,096 are accepted\.$"):
         provider(vendor).generate(request())
 
 

@@ -436,7 +436,7 @@ def test_a_reference_image_on_the_platforms_own_network_fails_the_job_without_a_
         connections.append(self.host)
         raise OSError("no connection may be opened")
 
-    monkeypatch.setattr(references._PinnedHTTPSConnection, "connect", connect)
+    monkeypatch.setattr(references._Connection, "connect", connect)
     # Written directly, as if the API's validation (references.screen) had been bypassed.
     job = store(media, referenceImages=[{"url": url, "name": None, "mediaType": "image"}],
                 generationMode="image-to-image")

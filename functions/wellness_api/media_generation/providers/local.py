@@ -12,7 +12,8 @@ import pathlib
 import tempfile
 import textwrap
 
-from .base import GeneratedMedia, GenerationRequest, dimensions
+from .. import images
+from .base import GeneratedMedia, GenerationRequest, ProviderError, dimensions
 
 VIDEO_FPS = 24
 MAX_VIDEO_SECONDS = 10
@@ -39,15 +40,19 @@ def _palette(request: GenerationRequest) -> tuple[tuple[int, int, int], tuple[in
 
 
 def _reference_colour(request: GenerationRequest) -> tuple[int, int, int] | None:
-    """The average colour of the first reference image, or None (no reference, or not a decodable image)."""
+    """The average colour of the first reference image, or None (no reference, or not a decodable image).
+
+    An image larger than images.MAX_SIDE is refused from its header (ProviderError) before it is decoded."""
     if not request.references:
         return None
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image
 
     try:
-        with Image.open(io.BytesIO(request.references[0][0])) as picture:
+        with images.opened(request.references[0][0], "the reference image") as picture:
             return picture.convert("RGB").resize((1, 1), Image.Resampling.BOX).getpixel((0, 0))
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+    except images.TooLarge as exc:
+        raise ProviderError(str(exc)) from None
+    except (images.NotAnImage, OSError, ValueError):
         return None
 
 

@@ -6,8 +6,8 @@ trace. Any OpenAI-compatible Images endpoint works through MEDIA_IMAGE_BASE_URL.
 """
 
 import base64
-import io
 
+from .. import images
 from ..presets import LOCAL_IMAGE, LOCAL_VIDEO
 from .base import GeneratedMedia, GenerationRequest, ProviderError, dimensions
 
@@ -65,14 +65,16 @@ def _message(exc) -> str:
 
 
 def _decoded(response) -> GeneratedMedia:
-    from PIL import Image, UnidentifiedImageError
-
+    """The vendor's image, its size checked from the header before it is decoded (a vendor is not trusted
+    with the worker's memory either)."""
     try:
         data = base64.b64decode(response.data[0].b64_json, validate=True)
-        with Image.open(io.BytesIO(data)) as image:
+        with images.opened(data, "The image provider's answer") as image:
             image.load()
             width, height, kind = image.width, image.height, image.format
-    except (IndexError, TypeError, ValueError, UnidentifiedImageError, OSError):
+    except images.TooLarge as exc:
+        raise ProviderError(f"{exc}.") from None
+    except (IndexError, TypeError, ValueError, OSError):
         raise ProviderError("The image provider answered without a readable image.") from None
     content_type = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}.get(kind)
     if content_type is None:

@@ -18,6 +18,7 @@ import time
 import httpx
 import runwayml
 
+from .. import images
 from .base import GeneratedMedia, GenerationRequest, ProviderError, dimensions
 
 REQUEST_TIMEOUT_SECONDS = 30.0
@@ -222,10 +223,13 @@ def _checked(data: bytes) -> tuple[bytes, int, int, float]:
     try:
         with av.open(io.BytesIO(data)) as container:
             stream = container.streams.video[0]
-            next(container.decode(stream))
             width, height, kind = stream.codec_context.width, stream.codec_context.height, container.format.name
+            images.check_size(width, height, "The video provider's output")  # before a frame is decoded
+            next(container.decode(stream))
             seconds = container.duration / av.time_base if container.duration else float(stream.duration
                                                                                            * stream.time_base)
+    except images.TooLarge as exc:
+        raise ProviderError(f"{exc}.") from None
     except (av.FFmpegError, IndexError, StopIteration, TypeError, ValueError, OSError):
         raise ProviderError("The video provider answered without a readable video.") from None
     if "mp4" not in kind.split(","):
