@@ -210,7 +210,7 @@ def test_results_limit_bounds(http, tenant):
     assert ids(listing(http, tenant.player, RESULTS, "?limit=100")) == newest_first(*created)
 
 
-@pytest.mark.parametrize("cursor", ["bad%20id!", "__x__", "x" * 65, "a%2Fb"])
+@pytest.mark.parametrize("cursor", ["bad%20id!", "__x__", "a%2Fb"])
 def test_a_bad_cursor_is_400(http, tenant, cursor):
     for url, member in ((RESULTS, tenant.player), (RECORDS, tenant.admin)):
         assert_error(http.get(f"{url}?startAfter={cursor}", headers=member.headers), 400, service.INVALID_CURSOR)

@@ -4,7 +4,17 @@ import itertools
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    WithJsonSchema,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from ..core import clock, users
@@ -24,13 +34,39 @@ STEPS = {"quiz": "quiz", "sitToStand": "sit-to-stand", "tandemStance": "tandem-s
 STEP_URL_FIELDS = {"quiz": "quizUrl", "sitToStand": "sitToStandTestUrl", "tandemStance": "tandemStanceTestUrl",
                    "singleLegStance": "singleLegStanceTestUrl", "tandemWalk": "tandemWalkTestUrl"}
 
+# Caps on every input (README, Fall risk: Limits). Ids are core.tenancy.valid_id's 64 characters at most.
 MAX_PHOTO_URL = 2048
+MAX_ID = 64
+MAX_EMAIL = users.MAX_EMAIL_LENGTH
+DATE_LENGTH = 10  # YYYY-MM-DD
 MAX_STAND_SECONDS = 60  # the protocol stops each stage at 10 s; longer holds are accepted and count as held
+MAX_WALK_SECONDS = 600
 RESULTS_PAGE_DEFAULT, RESULTS_PAGE_MAX = 20, 100
 RECORDS_PAGE_DEFAULT, RECORDS_PAGE_MAX = 50, 500
 
 Number = StrictInt | StrictFloat
-StanceSeconds = Annotated[Number, Field(ge=0, le=MAX_STAND_SECONDS)]
+
+
+def bounded_number(*, le: float, ge: float | None = None, gt: float | None = None):
+    """An int or float in a range. pydantic documents bounds on a union as `ge`/`le`, which no OpenAPI reader
+    knows: the schema is given here with minimum/maximum."""
+    schema: dict[str, Any] = {"type": "number", "maximum": le}
+    if ge is not None:
+        schema["minimum"] = ge
+    if gt is not None:
+        schema["exclusiveMinimum"] = gt
+    return Annotated[Number, Field(ge=ge, gt=gt, le=le), WithJsonSchema(schema)]
+
+
+def query_int(*, ge: int, le: int):
+    """An integer query parameter in a range: the bounds come before QueryInt's string conversion, so that the
+    OpenAPI document shows them as minimum/maximum (after it, pydantic writes `ge`/`le`)."""
+    return Annotated[int, Field(ge=ge, le=le), *QueryInt.__metadata__]
+
+
+Id = Annotated[str, Field(max_length=MAX_ID)]
+Day = Annotated[str, Field(max_length=DATE_LENGTH)]
+StanceSeconds = bounded_number(ge=0, le=MAX_STAND_SECONDS)
 
 
 def _email(value: str) -> str:
@@ -58,7 +94,7 @@ def _birth_date(value: str) -> str:
     return value
 
 
-BirthDate = Annotated[str, AfterValidator(_birth_date)]
+BirthDate = Annotated[str, Field(max_length=DATE_LENGTH), AfterValidator(_birth_date)]
 Sex = Literal["female", "male"]
 
 
@@ -70,12 +106,12 @@ class CreateFallRiskBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    userId: str | None = Field(default=None, description="The member the assessment is for; must exist (and be "
-                                                         "active) in the client. Defaults to the caller (ID "
-                                                         "token); required with a client token.")
-    email: Annotated[str, AfterValidator(_email)] | None = Field(
+    userId: Id | None = Field(default=None, description="The member the assessment is for; must exist (and be "
+                                                        "active) in the client. Defaults to the caller (ID "
+                                                        "token); required with a client token.")
+    email: Annotated[str, Field(max_length=MAX_EMAIL), AfterValidator(_email)] | None = Field(
         default=None, description="The participant's email, shown to the client's staff; defaults to the member's.")
-    photoURL: Annotated[str, AfterValidator(_photo_url)] | None = Field(
+    photoURL: Annotated[str, Field(max_length=MAX_PHOTO_URL), AfterValidator(_photo_url)] | None = Field(
         default=None, description="An http(s) URL of the participant's photo, at most 2,048 characters.")
     skipDeviceSetup: StrictBool | None = Field(default=False, description="When true the test URLs lead straight to each "
                                                                    "test, without the device setup step.")
@@ -190,8 +226,8 @@ class TandemWalkStepBody(BaseModel):
     missteps: Annotated[StrictInt, Field(ge=0, le=100)] = Field(default=0, description="Steps off the line or "
                                                                                        "with a gap.")
     neededSupport: StrictBool = Field(default=False, description="Reached for a wall, furniture or a person.")
-    durationSeconds: Annotated[Number, Field(gt=0, le=600)] | None = Field(default=None,
-                                                                           description="Time taken, in seconds.")
+    durationSeconds: bounded_number(gt=0, le=MAX_WALK_SECONDS) | None = Field(default=None,
+                                                                              description="Time taken, in seconds.")
 
 
 STEP_BODIES: dict[str, type[BaseModel]] = {
@@ -208,30 +244,31 @@ Cursor = Field(default=None, description="The fallRiskResultId of the last resul
 
 
 class FallRiskResultsQuery(BaseModel):
-    userId: str | None = Field(default=None, description="Whose results: the caller by default; admins and "
-                                                         "client tokens may name any member of the client.")
+    userId: Id | None = Field(default=None, description="Whose results: the caller by default; admins and "
+                                                        "client tokens may name any member of the client.")
     status: Literal["created", "in-progress", "completed"] | None = None
-    limit: Annotated[QueryInt, Field(ge=1, le=RESULTS_PAGE_MAX)] = Field(
+    limit: query_int(ge=1, le=RESULTS_PAGE_MAX) = Field(
         default=RESULTS_PAGE_DEFAULT, description=f"Page size, 1 to {RESULTS_PAGE_MAX}.")
-    startAfter: str | None = Cursor
+    startAfter: Id | None = Cursor
 
 
 class FallRiskRecordsQuery(BaseModel):
-    clientId: str | None = Field(default=None, description="Defaults to the caller's client; only platform "
-                                                           "administrators may name another client.")
+    clientId: Id | None = Field(default=None, description="Defaults to the caller's client; only platform "
+                                                          "administrators may name another client.")
     status: Literal["created", "in-progress", "completed"] | None = Field(default=None,
                                                                           description="Completion state.")
-    riskLevel: Annotated[QueryInt, Field(ge=1, le=4)] | None = Field(default=None,
-                                                                     description="Completed results of this level.")
+    riskLevel: query_int(ge=1, le=4) | None = Field(default=None, description="Completed results of this level.")
     urgentAttention: Literal["true", "false"] | None = Field(default=None, description="Completed results that "
                                                                                       "need attention soon, or not.")
     origin: Literal["app", "clinician", "partner"] | None = None
-    userId: str | None = Field(default=None, description="One member's results.")
-    startDate: str | None = Field(default=None, description="YYYY-MM-DD (UTC): results created on or after it.")
-    endDate: str | None = Field(default=None, description="YYYY-MM-DD (UTC): results created on or before it.")
-    limit: Annotated[QueryInt, Field(ge=1, le=RECORDS_PAGE_MAX)] = Field(
+    userId: Id | None = Field(default=None, description="One member's results.")
+    startDate: Day | None = Field(default=None, description="YYYY-MM-DD (UTC): results created on or after it. "
+                                                            "A range of any span costs one page of reads: it is "
+                                                            "one range of result ids.")
+    endDate: Day | None = Field(default=None, description="YYYY-MM-DD (UTC): results created on or before it.")
+    limit: query_int(ge=1, le=RECORDS_PAGE_MAX) = Field(
         default=RECORDS_PAGE_DEFAULT, description=f"Page size, 1 to {RECORDS_PAGE_MAX}.")
-    startAfter: str | None = Cursor
+    startAfter: Id | None = Cursor
 
 
 # ------------------------------------------------------------------------------------ read forms

@@ -48,6 +48,15 @@ def _caller() -> tuple[Principal, Client]:
     return principal, service.caller_client(principal)
 
 
+def _results_query() -> FallRiskResultsQuery:
+    try:
+        return http.parse_query(FallRiskResultsQuery)
+    except BodyError as exc:
+        if exc.field == "userId":  # too long to be anyone's id: the 7.4 message, as for any unknown member
+            raise BodyError(service.USER_DOES_NOT_EXIST, field=exc.field, kind=exc.kind) from None
+        raise
+
+
 def _create_body() -> CreateFallRiskBody:
     try:
         return http.parse_body(CreateFallRiskBody, allow_empty=True)
@@ -92,7 +101,7 @@ def get_rules():
                  UNAUTHORIZED, error(403, "A member named another userId."), CLIENT_GONE])
 def list_results():
     principal, client = _caller()
-    return service.user_results(principal, client, http.parse_query(FallRiskResultsQuery))
+    return service.user_results(principal, client, _results_query())
 
 
 @api.get("/api/fall-risk/records", operation_id="listFallRiskRecords", summary="List the client's results (staff)",
