@@ -355,7 +355,7 @@ INVALID_QUERIES = [
     ("startAfter=a%2Fb", service.INVALID_CURSOR),
     ("startAfter=bad%20id!", service.INVALID_CURSOR),
     ("startAfter=a..b", service.INVALID_CURSOR),
-    ("startAfter=" + "x" * 65, service.INVALID_CURSOR),
+    ("startAfter=" + "x" * 65, "Invalid field startAfter: String should have at most 64 characters."),
     ("startAfter=", service.INVALID_CURSOR),
 ]
 

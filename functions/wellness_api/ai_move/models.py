@@ -1,8 +1,9 @@
 """What AI Move parses (4.6, 2.9, 2.10, 8) and how stored exercises and sessions read in the API."""
 
+import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..core import clock
@@ -35,12 +36,35 @@ MAX_RETRIES = 1_000
 MAX_FAILURE_REASON = 500
 MAX_VIOLATIONS = 50
 MAX_CHECKS = 10_000_000
+MAX_WEIGHT = 1000
+MAX_ID = 64  # core.tenancy.valid_id
 SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX = 20, 100
 RECORDS_PAGE_DEFAULT, RECORDS_PAGE_MAX = 50, 500
+# An exercise's algorithm is read with every catalog listing (up to 500 exercises): kept small.
+MAX_ALGORITHM_BYTES = 4096
+MAX_ALGORITHM_KEYS = 50
 
 Number = StrictInt | StrictFloat
-Seconds = Annotated[Number, Field(ge=0, le=MAX_SECONDS)]
-Fraction = Annotated[Number, Field(ge=0, le=1)]
+
+
+def bounded_number(*, le: float, ge: float | None = None):
+    """An int or float in a range. pydantic documents bounds on a union as `ge`/`le`, which no OpenAPI reader
+    knows: the schema is given here with minimum/maximum."""
+    schema: dict[str, Any] = {"type": "number", "maximum": le}
+    if ge is not None:
+        schema["minimum"] = ge
+    return Annotated[Number, Field(ge=ge, le=le), WithJsonSchema(schema)]
+
+
+def query_int(*, ge: int, le: int):
+    """An integer query parameter in a range: the bounds come before QueryInt's string conversion, so that the
+    OpenAPI document shows them as minimum/maximum (after it, pydantic writes `ge`/`le`)."""
+    return Annotated[int, Field(ge=ge, le=le), *QueryInt.__metadata__]
+
+
+Id = Annotated[str, Field(max_length=MAX_ID)]
+Seconds = bounded_number(ge=0, le=MAX_SECONDS)
+Fraction = bounded_number(ge=0, le=1)
 
 
 # ------------------------------------------------------------------------------------ request bodies
@@ -55,7 +79,7 @@ class CreateAiMoveSessionBody(BaseModel):
     exerciseType: Literal["rep", "timer"] = Field(description="Must be the exercise's type.")
     targetReps: Annotated[StrictInt, Field(ge=1, le=MAX_TARGET_REPS)] | None = Field(
         default=None, description="Required for rep exercises, refused for timer exercises.")
-    targetDurationSeconds: Annotated[Number, Field(ge=1, le=MAX_SECONDS)] | None = Field(
+    targetDurationSeconds: bounded_number(ge=1, le=MAX_SECONDS) | None = Field(
         default=None, description="Required for timer exercises, refused for rep exercises.")
 
 
@@ -67,7 +91,7 @@ class AiMoveFormViolationBody(BaseModel):
     key: Annotated[SingleLine, Field(min_length=1, max_length=64)]
     label: Annotated[SingleLine, Field(min_length=1, max_length=200)]
     labelZh: Annotated[SingleLine, Field(max_length=200)] | None = None
-    weight: Annotated[Number, Field(ge=0, le=1000)]
+    weight: bounded_number(ge=0, le=MAX_WEIGHT)
     totalChecks: Annotated[StrictInt, Field(ge=0, le=MAX_CHECKS)]
     violationCount: Annotated[StrictInt, Field(ge=0, le=MAX_CHECKS)]
     violationRate: Fraction
@@ -90,7 +114,7 @@ class UpdateAiMoveSessionBody(BaseModel):
     completionOutcome: Literal["success", "failed"] | None = None
     repsCompleted: Annotated[StrictInt, Field(ge=0, le=MAX_REPS)] | None = None
     durationSeconds: Seconds | None = None
-    caloriesBurned: Annotated[Number, Field(ge=0, le=MAX_CALORIES)] | None = None
+    caloriesBurned: bounded_number(ge=0, le=MAX_CALORIES) | None = None
     poseAccuracy: Fraction | None = None
     formScore: Fraction | None = None
     holdTimeSeconds: Seconds | None = None
@@ -127,19 +151,19 @@ def changes(body: UpdateAiMoveSessionBody) -> dict[str, Any]:
 
 
 class AiMoveSessionsQuery(BaseModel):
-    limit: Annotated[QueryInt, Field(ge=1, le=SESSIONS_PAGE_MAX)] = Field(
+    limit: query_int(ge=1, le=SESSIONS_PAGE_MAX) = Field(
         default=SESSIONS_PAGE_DEFAULT, description=f"Page size, 1 to {SESSIONS_PAGE_MAX}.")
-    startAfter: str | None = Field(default=None, description="The sessionId of the last session of the previous "
+    startAfter: Id | None = Field(default=None, description="The sessionId of the last session of the previous "
                                                              "page (nextStartAfter); newer sessions added meanwhile "
                                                              "do not shift the pages.")
 
 
 class AiMoveRecordsQuery(BaseModel):
-    clientId: str | None = Field(default=None, description="Defaults to the caller's own client; only platform "
-                                                           "administrators may name another client.")
-    limit: Annotated[QueryInt, Field(ge=1, le=RECORDS_PAGE_MAX)] = Field(
+    clientId: Id | None = Field(default=None, description="Defaults to the caller's own client; only platform "
+                                                          "administrators may name another client.")
+    limit: query_int(ge=1, le=RECORDS_PAGE_MAX) = Field(
         default=RECORDS_PAGE_DEFAULT, description=f"Number of records, 1 to {RECORDS_PAGE_MAX}.")
-    startAfter: str | None = Field(default=None, description="The id of the last record of the previous page.")
+    startAfter: Id | None = Field(default=None, description="The id of the last record of the previous page.")
 
 
 # ------------------------------------------------------------------------------------ exercises (platformctl)
@@ -161,7 +185,7 @@ class ExerciseSpec(BaseModel):
     description: Annotated[MultiLine, Field(max_length=2000)] | None = None
     imageUrl: Annotated[str, Field(max_length=2048, pattern=r"^https://\S+$")] | None = None
     estimatedCalories: Annotated[Number, Field(ge=0, le=10_000)] = 0
-    algorithm: dict[str, Any] | None = None
+    algorithm: Annotated[dict[str, Any], Field(max_length=MAX_ALGORITHM_KEYS)] | None = None
 
     @model_validator(mode="after")
     def _algorithm_has_mode(self) -> "ExerciseSpec":
@@ -170,6 +194,13 @@ class ExerciseSpec(BaseModel):
         mode = self.algorithm.get("mode")
         if not isinstance(mode, str) or not mode.strip():
             raise PydanticCustomError("algorithm_mode", "algorithm needs a non-empty string mode")
+        try:
+            size = len(json.dumps(self.algorithm, ensure_ascii=False, separators=(",", ":")).encode())
+        except (TypeError, ValueError, RecursionError):
+            raise PydanticCustomError("algorithm_json", "algorithm must be plain JSON") from None
+        if size > MAX_ALGORITHM_BYTES:
+            raise PydanticCustomError("algorithm_size", "algorithm must be at most {cap} bytes of JSON, not {size}",
+                                      {"cap": MAX_ALGORITHM_BYTES, "size": size})
         return self
 
 
