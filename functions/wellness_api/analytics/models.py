@@ -8,7 +8,10 @@ from pydantic import BaseModel, Field
 
 from ..core.errors import ApiError
 
-MAX_RANGE_DAYS = 366
+MAX_RANGE_DAYS = 366  # a reader reads up to one rollup document per day and module: the span is capped
+DATE_LENGTH = 10  # YYYY-MM-DD
+# The picker's list is one answer without pages: its reads and size are capped, whatever the number of clients.
+MAX_PICKER_CLIENTS = 5000
 LIFETIME_BREAKDOWN_DAYS = 30  # without a range, dailyBreakdown shows the last 30 days
 
 NOT_A_DATE = "{field} must be a date as YYYY-MM-DD."
@@ -19,10 +22,12 @@ _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")  # fromisoformat alone would
 
 
 class RangeQuery(BaseModel):
-    startDate: str | None = Field(default=None, description="First day (YYYY-MM-DD, UTC), inclusive. With endDate; "
-                                                            "without both, lifetime totals.")
-    endDate: str | None = Field(default=None, description="Last day (YYYY-MM-DD, UTC), inclusive; at most 366 days "
-                                                          "after startDate counted inclusively.")
+    startDate: str | None = Field(default=None, max_length=DATE_LENGTH,
+                                  description="First day (YYYY-MM-DD, UTC), inclusive. With endDate; without both, "
+                                              "lifetime totals.")
+    endDate: str | None = Field(default=None, max_length=DATE_LENGTH,
+                                description=f"Last day (YYYY-MM-DD, UTC), inclusive; at most {MAX_RANGE_DAYS} days "
+                                            "after startDate counted inclusively.")
 
 
 @dataclasses.dataclass(frozen=True)

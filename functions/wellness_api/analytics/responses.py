@@ -3,6 +3,7 @@
 from pydantic import ConfigDict, Field
 
 from ..core.openapi import Closed
+from .models import MAX_PICKER_CLIENTS
 
 
 class AnalyticsMetadata(Closed):
@@ -179,7 +180,8 @@ class AnalyticsClient(Closed):
 
 
 class AnalyticsClients(Closed):
-    clients: list[AnalyticsClient]
+    clients: list[AnalyticsClient] = Field(description=f"By clientId; at most {MAX_PICKER_CLIENTS:,}.")
+    truncated: bool = Field(description="More clients exist than the list holds (platform administrators).")
 
 
 class FirebaseWebConfig(Closed):

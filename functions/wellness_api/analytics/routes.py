@@ -1,6 +1,7 @@
 """HTTP routes of analytics (4.10): four GETs under /api/client/[clientId]/analytics, and the dashboard page's two."""
 
 from ..core import auth, http, openapi
+from ..core.errors import ApiError
 from ..core.openapi import ID_TOKEN, error
 from . import models, service
 from .models import RangeQuery
@@ -27,7 +28,13 @@ def _scope(client_id: str) -> service.Scope:
 
 
 def _window() -> models.Window:
-    return models.window(http.parse_query(RangeQuery))
+    try:
+        query = http.parse_query(RangeQuery)
+    except http.BodyError as exc:
+        if exc.field in RangeQuery.model_fields:  # over the date's length: worded as any other malformed date
+            raise ApiError(400, models.NOT_A_DATE.format(field=exc.field)) from None
+        raise
+    return models.window(query)
 
 
 @api.get(f"{PREFIX}/overview", operation_id="getAnalyticsOverview", summary="Linked players, fall risk and ages",
@@ -77,12 +84,13 @@ def functional_tests(client_id: str):
 
 
 @api.get("/api/analytics/clients", operation_id="listAnalyticsClients", summary="Clients the dashboard may show",
-         description="Every client for platform administrators (the dashboard's client picker); the caller's own "
-                     "for a client's administrator.",
+         description="Every client for platform administrators (the dashboard's client picker), by id, at most "
+                     f"{models.MAX_PICKER_CLIENTS:,} (truncated is then true); the caller's own for a client's "
+                     "administrator.",
          security=[ID_TOKEN], sample_as="PLATFORM_ADMIN_ID_TOKEN", responses={200: AnalyticsClients},
          errors=[DENIED[0], error(403, "Not an administrator.")])
 def clients():
-    return {"clients": service.viewable_clients(auth.require_user())}
+    return service.viewable_clients(auth.require_user())
 
 
 @api.get("/api/analytics/config", operation_id="getAnalyticsPageConfig",

@@ -267,17 +267,21 @@ def functional_tests(scope: Scope, window: Window) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------ the dashboard page
 
 
-def viewable_clients(principal: Principal) -> list[dict[str, Any]]:
-    """The clients the dashboard's picker offers: every one to platform administrators, else the caller's."""
+def viewable_clients(principal: Principal) -> dict[str, Any]:
+    """The clients the dashboard's picker offers: every one (up to models.MAX_PICKER_CLIENTS, by id) to platform
+    administrators, else the caller's; `truncated` when there are more."""
     if not principal.is_admin:
         raise ApiError(403, ADMIN_REQUIRED)
+    truncated = False
     if principal.platform_admin:
-        clients = repo.all_clients()
+        clients = repo.first_clients(models.MAX_PICKER_CLIENTS + 1)  # one more tells whether the list is whole
+        truncated = len(clients) > models.MAX_PICKER_CLIENTS
+        clients = clients[:models.MAX_PICKER_CLIENTS]
     else:
-        own = auth.administered_client(principal, None)
-        clients = [own]
-    return [{"clientId": c.client_id, "name": c.name, "isOperator": c.is_operator,
-             "analytics": bool(c.setting(MODULE_SETTING))} for c in clients]
+        clients = [auth.administered_client(principal, None)]
+    return {"clients": [{"clientId": c.client_id, "name": c.name, "isOperator": c.is_operator,
+                         "analytics": bool(c.setting(MODULE_SETTING))} for c in clients],
+            "truncated": truncated}
 
 
 def page_config() -> dict[str, Any]:
