@@ -61,6 +61,23 @@ def test_unregistered_host_is_client_user_not_found(idp, hosted):
     assert response.status_code == 404 and response.json == {"error": "Client user not found"}
 
 
+INVALID_HOSTS = ["__x__", "__x__.example.test", "a..b", ".", "-a.example.test", "a_b.example.test",
+                 "a/b", "x" * 254, ("a" * 64) + ".example.test", "host:port", "host:99999999", "\u00e9.example.test",
+                 "a b.example.test", "x" * 5000]
+
+
+@pytest.mark.parametrize("host", INVALID_HOSTS)
+def test_an_invalid_host_is_an_unregistered_host_never_a_500(idp, hosted, host):
+    """X-Forwarded-Host: __x__ was looked up as a Firestore document id (reserved): 500."""
+    response = idp.post(PATH, headers={"X-Forwarded-Host": host, **bearer(hosted.player.token)})
+    assert response.status_code == 404 and response.json == {"error": "Client user not found"}
+
+
+def test_a_host_with_port_or_trailing_dot_is_the_registered_host(idp, hosted):
+    for host in (f"{hosted.host}:5000", f"{hosted.host}.", hosted.host.upper()):
+        assert idp.post(PATH, headers=host_headers(host, hosted.player.token)).status_code == 200, host
+
+
 @pytest.mark.parametrize("header", [None, "Bearer", "Token abc", "Bearer a b"])
 def test_missing_authorization_is_401(idp, hosted, header):
     headers = {"X-Forwarded-Host": hosted.host, **({"Authorization": header} if header is not None else {})}

@@ -50,6 +50,13 @@ def test_unregistered_host_is_500_client_id_not_found(idp, guest_tenant):
     assert response.json == {"error": "Client ID not found"}
 
 
+@pytest.mark.parametrize("host", ["__x__", "a..b", "x" * 254, "a_b.example.test", "host:port"])
+def test_an_invalid_host_is_an_unregistered_host(idp, guest_tenant, host):
+    response = idp.post(PATH, headers=caller(host))
+    assert response.status_code == 500
+    assert response.json == {"error": "Client ID not found"}
+
+
 def test_host_header_without_forwarding(idp, guest_tenant):
     response = idp.post(PATH, headers={"Host": guest_tenant.host})
     assert response.status_code == 200

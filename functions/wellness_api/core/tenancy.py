@@ -4,6 +4,7 @@ Layout: clients/{clientId}, clients/{clientId}/users/{uid}, hostnames/{hostname}
 """
 
 import dataclasses
+import re
 from typing import Any
 
 from . import firebase, settings
@@ -72,17 +73,35 @@ def get_client(client_id: str | None) -> Client | None:
     return Client.from_snapshot(snap) if snap.exists else None
 
 
+MAX_HOSTNAME_LENGTH = 253
+# A DNS name (RFC 1123): dot-separated labels of 1-63 letters, digits or hyphens, no label starting or
+# ending with a hyphen. It is also a safe Firestore document id: no "/", no "..", no reserved __x__.
+_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+# A header this long is not a host at all; it is cut before any parsing so that no work grows with it.
+_MAX_HOST_HEADER = 1024
+
+
+def valid_hostname(host: str) -> bool:
+    if not host or len(host) > MAX_HOSTNAME_LENGTH:
+        return False
+    return all(_LABEL.fullmatch(label) for label in host.split("."))
+
+
 def normalize_host(host: str | None) -> str | None:
-    """Lower-case host without port; None for an empty or malformed one."""
-    if not host:
+    """Lower-case host without port and trailing dot; None for an empty or malformed one.
+
+    Every host taken from a request header goes through here before it is looked up, so a host that
+    no client could have registered (`__x__`, `a..b`, 300 characters) is simply an unknown host."""
+    if not host or len(host) > _MAX_HOST_HEADER:
         return None
     host = host.split(",")[0].strip().lower()  # proxies may append hosts; the first is the caller's
     if host.startswith("["):
         return None
-    host = host.rsplit(":", 1)[0] if ":" in host else host
-    if not host or len(host) > 253 or "/" in host:
+    name, colon, port = host.partition(":")
+    if colon and not (port.isascii() and port.isdigit() and len(port) <= 5):
         return None
-    return host
+    name = name[:-1] if name.endswith(".") else name
+    return name if valid_hostname(name) else None
 
 
 def client_for_host(host: str | None) -> Client | None:
