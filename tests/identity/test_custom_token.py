@@ -262,6 +262,26 @@ def test_anything_but_exactly_one_grant_is_invalid_request(ct, jit_tenant, body)
     assert_error(response, 400, "invalid_request")
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"grant_type": "external_user", "externalUserId": "a"}, "Unknown field grant_type; did you mean grantType?"),
+        ({"grant_type": "password", "clientId": "c", "email": "a@b.c", "password": "p"},
+         "Unknown field grant_type; did you mean grantType?"),
+        ({"grantType": "external_user", "external_user_id": "a"},
+         "Unknown field external_user_id; did you mean externalUserId?"),
+        ({"client_id": "c", "email": "a@b.c", "password": "p"}, "Unknown field client_id; did you mean clientId?"),
+        ({"clientId": "c", "Email": "a@b.c", "password": "p"}, "Unknown field Email; did you mean email?"),
+        ({"GRANT-TYPE": "external_user", "externalUserId": "a"}, "Unknown field GRANT-TYPE; did you mean grantType?"),
+    ],
+)
+def test_a_near_miss_field_is_named_before_the_grant_is_chosen(ct, jit_tenant, body, message):
+    """grant_type used to fall into the password grant: 'Missing required field: clientId.'"""
+    response = ct.post(PATH, json=body, headers=key_headers(jit_tenant.key))
+    assert response.status_code == 400
+    assert response.json == {"code": "invalid_request", "error": message}
+
+
 @pytest.mark.parametrize("data", [b"{", b"[]", b"null", b"", b'"text"', "{\"a\": \"\u00e9\"".encode()])
 def test_malformed_json_is_invalid_request(ct, data):
     assert_error(ct.post(PATH, data=data, content_type="application/json"), 400, "invalid_request")

@@ -49,7 +49,13 @@ class PasswordGrant(BaseModel):
 Grant = ExternalUserGrant | PasswordGrant
 
 
+GRANT_FIELDS = http.field_names(ExternalUserGrant) | http.field_names(PasswordGrant)
+
+
 def parse_grant(data: dict[str, Any]) -> Grant:
+    # Before the grant is chosen: `grant_type` would otherwise make an external_user body a password
+    # grant, and the caller would be told about a clientId it never meant to send.
+    http.near_miss_error(data, GRANT_FIELDS)
     grant_type = data.get("grantType", GRANT_PASSWORD)
     if grant_type == GRANT_EXTERNAL_USER:
         return http.validate(ExternalUserGrant, data)
