@@ -7,13 +7,15 @@ import math
 import pathlib
 import subprocess
 import sys
+import tracemalloc
 
+import numpy as np
 import pytest
 
 from bench import rppg_synthetic as synthetic
 from wellness_api.vital_scan import engine, metrics
 from wellness_api.vital_scan.engine import Trace
-from wellness_api.vital_scan.rppg import RppgEngine
+from wellness_api.vital_scan.rppg import RppgEngine, filters, limits
 
 NEVER = ("sbp", "dbp", "spo2", "HbA1c", "cholesterol", "hemoglobin", "cvd_risk", "afib", "wellness_score")
 
@@ -116,3 +118,53 @@ def test_hosted_measurement_completes_with_the_engine_metrics(http, partner):
     assert response.json["status"] == "completed" and abs(stored["hr"] - case.truth.hr) < 2
     assert {"hrv", "hrv_indices", "si"} <= set(stored) and not set(NEVER) & set(stored)
     assert partner_view(http, partner, sid)["metrics"] == stored
+
+
+# ------------------------------------------------------------------------------ bounds (issue 25)
+
+# 5 frames at 10 fps whose last time is 20,000 s: resampled at 30 Hz this once asked for 600,001 samples
+# and, through the POS windows, about 1.5 GB.
+FAR_APART = Trace(10, [0, 100, 200, 300, 20_000_000], [[150, 110, 90]] * 5)
+
+
+def test_the_resampler_refuses_a_span_beyond_the_longest_scan_before_allocating():
+    t = np.asarray(FAR_APART.t) / 1000.0
+    tracemalloc.start()
+    try:
+        with pytest.raises(filters.TraceOutOfBounds):
+            filters.resample(t, np.asarray(FAR_APART.rgb, float))
+        with pytest.raises(filters.TraceOutOfBounds):
+            RppgEngine().estimate(FAR_APART)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+    # The bound is the longest scan at the uniform rate, whatever the frames.
+    assert filters.MAX_SAMPLES == limits.MAX_SECONDS * filters.FS + 1
+    edge = np.array([0.0, limits.MAX_SECONDS])
+    assert len(filters.resample(edge, np.ones((2, 3)))[0]) == filters.MAX_SAMPLES
+    with pytest.raises(filters.TraceOutOfBounds):
+        filters.resample(np.array([0.0, limits.MAX_SECONDS + 0.001]), np.ones((2, 3)))
+    with pytest.raises(filters.TraceOutOfBounds):
+        filters.resample(edge, np.ones((2, 3)), fs=1000.0)  # a finer grid would grow the samples again
+    for t in ([0.0, 2.0, 1.0], [0.0, 0.0, 1.0], [0.0, float("inf")]):
+        with pytest.raises(filters.TraceOutOfBounds):
+            filters.resample(np.array(t), np.ones((len(t), 3)))
+    with pytest.raises(filters.TraceOutOfBounds):
+        filters.resample(np.arange(limits.MAX_FRAMES + 1) / 1e6, np.ones((limits.MAX_FRAMES + 1, 3)))
+
+
+def test_the_largest_trace_a_request_may_hold_is_measured_in_bounded_memory():
+    """180 s at 240 fps (every frame the caps allow), and the same frame count bunched 1 us apart with a
+    long tail (a median rate of 1 MHz once set a box filter 33,000 frames wide): both stay small."""
+    case = synthetic.generate(80, 15, "clean", seconds=limits.MAX_SECONDS - 0.1, fps=limits.MAX_FRAME_RATE, seed=3)
+    half = limits.MAX_FRAMES // 2
+    bunched = np.concatenate([np.arange(half) * 0.001, 15_000 + np.arange(half) * (165_000 / half)])
+    for trace in (Trace(case.fps, case.t, case.rgb), Trace(240, bunched.tolist(), [[150, 110, 90]] * len(bunched))):
+        tracemalloc.start()
+        try:
+            RppgEngine().estimate(trace)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 32 << 20, peak
