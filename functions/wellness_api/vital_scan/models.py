@@ -4,10 +4,12 @@ import re
 from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from ..core import clock, settings
 from ..core.errors import ApiError
+from ..core.http import BodyError
+from .rppg import limits
 
 # Session states (3.2).
 CREATED = "created"
@@ -37,14 +39,20 @@ RETURN_URL_CREDENTIALS = "returnUrl must not contain credentials."
 RETURN_ORIGIN_MESSAGE = "The origin of returnUrl is not approved for this workspace."
 
 
+MAX_LOCALE_LENGTH = max(len(locale) for locale in LOCALES)
+
+
 class CreateSessionBody(BaseModel):
-    """POST /api/v1/vital-scan/sessions: strict, no other fields; null means absent for the optional ones."""
+    """POST /api/v1/vital-scan/sessions: strict, no other fields; null means absent for the optional ones.
+
+    The bounds are the rules of 4.8 (userId is trimmed before its length counts), so the document shows them;
+    a value beyond one is answered with that rule's own message (see `body_error`)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    userId: str
-    locale: str | None = None
-    returnUrl: str | None = None
+    userId: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_USER_ID_LENGTH)]
+    locale: Annotated[str, Field(max_length=MAX_LOCALE_LENGTH, json_schema_extra={"enum": list(LOCALES)})] | None = None
+    returnUrl: Annotated[str, Field(max_length=MAX_RETURN_URL_LENGTH)] | None = None
 
 
 def invalid(message: str) -> ApiError:
@@ -152,37 +160,55 @@ def hosted_view(data: dict) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------- hosted bodies
 
+# A scan lasts at most limits.MAX_SECONDS from first to last frame (the hosted page captures 30 s); t counts
+# milliseconds from the first frame, so every t lies in [0, MAX_TRACE_MS] and the span cannot exceed it.
 MIN_TRACE_MS = 15_000
-MAX_FRAMES = 20_000
-MAX_FPS = 240
+MAX_TRACE_MS = limits.MAX_SECONDS * 1000
+MAX_FPS = limits.MAX_FRAME_RATE
+MAX_FRAMES = limits.MAX_FRAMES  # MAX_SECONDS x MAX_FPS frame periods, plus the first frame
+# The span of the frames must agree with their count and fps: (frames - 1) / fps, the span the camera's rate
+# implies, may differ from the real span by at most this factor either way. Real traces pass: the hosted page
+# sends fps = (frames - 1) / span exactly, and a camera that drops frames (the bench drops up to 3 %) or
+# runs unevenly is far inside a factor of 2; a trace whose frames are spread over a span they cannot fill is not.
+SPAN_TOLERANCE = 2.0
 MAX_FAIL_MESSAGE = 500
 
 TRACE_TOO_SHORT = "The trace must cover at least 15 seconds."
 TRACE_MISMATCH = "t and rgb must have one entry per frame."
 TRACE_TOO_LONG = f"The trace may hold at most {MAX_FRAMES} frames."
 TRACE_TIMES = "t must be strictly increasing milliseconds."
+TRACE_TIME_RANGE = (f"t must be milliseconds from 0 to {MAX_TRACE_MS} since the first frame: "
+                    f"a scan lasts at most {limits.MAX_SECONDS} seconds.")
+TRACE_SPAN_MISMATCH = ("The trace's time span must agree with its frame count and fps: (frames - 1) / fps "
+                       f"may differ from the span from the first to the last t by at most a factor of {SPAN_TOLERANCE:g}.")
 TRACE_RGB = "rgb values must be between 0 and 255."
 TRACE_FPS = f"fps must be greater than 0 and at most {MAX_FPS}."
 FAIL_MESSAGE = f"message must be 1 to {MAX_FAIL_MESSAGE} characters."
 
-Rgb = Annotated[list[float], Field(min_length=3, max_length=3)]
+Millis = Annotated[float, Field(ge=0, le=MAX_TRACE_MS)]
+Channel = Annotated[float, Field(ge=0, le=255)]
+Rgb = Annotated[list[Channel], Field(min_length=3, max_length=3)]
 
 
 class MeasurementBody(BaseModel):
+    """The colour trace: bounded so that no body can size the measurement beyond one scan of MAX_SECONDS."""
+
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    fps: float
-    t: list[float]
-    rgb: list[Rgb]
+    fps: float = Field(gt=0, le=MAX_FPS)
+    t: list[Millis] = Field(max_length=MAX_FRAMES, description="Milliseconds since the first frame, strictly "
+                            f"increasing, spanning 15 to {limits.MAX_SECONDS} seconds, in step with fps.")
+    rgb: list[Rgb] = Field(max_length=MAX_FRAMES)
 
 
 class FailBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    message: str
+    message: Annotated[str, StringConstraints(max_length=MAX_FAIL_MESSAGE, strip_whitespace=True)]
 
 
 def check_trace(body: MeasurementBody) -> MeasurementBody:
+    """The rules of a trace, each before anything is sized by it (the models hold the same bounds)."""
     if not 0 < body.fps <= MAX_FPS:
         raise invalid(TRACE_FPS)
     if len(body.t) != len(body.rgb):
@@ -191,10 +217,16 @@ def check_trace(body: MeasurementBody) -> MeasurementBody:
         raise invalid(TRACE_TOO_LONG)
     if len(body.t) < 2:
         raise invalid(TRACE_TOO_SHORT)
+    if any(not 0 <= value <= MAX_TRACE_MS for value in body.t):
+        raise invalid(TRACE_TIME_RANGE)
     if any(b <= a for a, b in zip(body.t, body.t[1:], strict=False)):
         raise invalid(TRACE_TIMES)
-    if body.t[-1] - body.t[0] < MIN_TRACE_MS:
+    span = body.t[-1] - body.t[0]
+    if span < MIN_TRACE_MS:
         raise invalid(TRACE_TOO_SHORT)
+    implied = (len(body.t) - 1) / body.fps * 1000
+    if not implied / SPAN_TOLERANCE <= span <= implied * SPAN_TOLERANCE:
+        raise invalid(TRACE_SPAN_MISMATCH)
     if any(not 0 <= value <= 255 for frame in body.rgb for value in frame):
         raise invalid(TRACE_RGB)
     return body
@@ -205,3 +237,29 @@ def check_fail_message(raw: str) -> str:
     if not value or len(value) > MAX_FAIL_MESSAGE:
         raise invalid(FAIL_MESSAGE)
     return value
+
+
+# A bound of the models is one of the rules above: its refusal says the rule, not pydantic's wording.
+# (model, field path with list indexes as [], pydantic error type) -> the rule's message.
+_BOUND_MESSAGES = {
+    ("CreateSessionBody", "userId", "string_too_short"): USER_ID_EMPTY,
+    ("CreateSessionBody", "userId", "string_too_long"): USER_ID_TOO_LONG,
+    ("CreateSessionBody", "locale", "string_too_long"): LOCALE_INVALID,
+    ("CreateSessionBody", "returnUrl", "string_too_long"): RETURN_URL_TOO_LONG,
+    ("MeasurementBody", "fps", "greater_than"): TRACE_FPS,
+    ("MeasurementBody", "fps", "less_than_equal"): TRACE_FPS,
+    ("MeasurementBody", "t", "too_long"): TRACE_TOO_LONG,
+    ("MeasurementBody", "rgb", "too_long"): TRACE_TOO_LONG,
+    ("MeasurementBody", "t.[]", "greater_than_equal"): TRACE_TIME_RANGE,
+    ("MeasurementBody", "t.[]", "less_than_equal"): TRACE_TIME_RANGE,
+    ("MeasurementBody", "rgb.[].[]", "greater_than_equal"): TRACE_RGB,
+    ("MeasurementBody", "rgb.[].[]", "less_than_equal"): TRACE_RGB,
+    ("FailBody", "message", "string_too_long"): FAIL_MESSAGE,
+}
+
+
+def body_error(model: type[BaseModel], err: BodyError) -> BodyError:
+    """The refusal of a body: a bound of the model answered with its rule's message, anything else as it was."""
+    path = ".".join("[]" if part.isdigit() else part for part in (err.field or "").split("."))
+    message = _BOUND_MESSAGES.get((model.__name__, path, err.kind))
+    return BodyError(message, field=err.field, kind=err.kind) if message else err

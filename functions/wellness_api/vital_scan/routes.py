@@ -8,8 +8,8 @@ from ..core import logging as log
 from ..core.errors import BODY_TOO_LARGE, FIELD_IS_REQUIRED, ApiError, nested_envelope
 from ..core.http import BodyError
 from ..core.openapi import API_KEY, NO_CODE, RATELIMIT_HEADERS, RETRY_AFTER, SCAN_TOKEN, error
-from . import access, failures, service
-from .models import CreateSessionBody, FailBody, MeasurementBody
+from . import access, failures, models, service
+from .models import CreateSessionBody, FailBody, MeasurementBody, body_error
 from .responses import (
     CreatedSession,
     ExitResult,
@@ -90,7 +90,10 @@ def _parse(model, max_bytes: int | None = None):
         declared = flask.request.content_length
         if (declared is not None and declared > max_bytes) or len(flask.request.get_data(cache=True)) > max_bytes:
             raise BodyError(BODY_TOO_LARGE)
-    return http.parse_body(model, missing=FIELD_IS_REQUIRED)
+    try:
+        return http.parse_body(model, missing=FIELD_IS_REQUIRED)
+    except BodyError as exc:
+        raise body_error(model, exc) from None
 
 
 # ------------------------------------------------------------------------------------ partner API
@@ -175,10 +178,17 @@ def hosted_start():
 @api.post(f"{HOSTED}/measurement", operation_id="submitHostedVitalScanMeasurement",
           summary="Hosted page: submit the colour trace",
           description="The mean skin colour (0-255) of every frame over at least 15 seconds. in_progress -> "
-                      "completed with the metrics the trace supports.",
+                      "completed with the metrics the trace supports. A scan lasts at most "
+                      f"{models.MAX_TRACE_MS // 1000} seconds: t counts milliseconds from the first frame (0 to "
+                      f"{models.MAX_TRACE_MS:,}), at most {models.MAX_FRAMES:,} frames, fps at most "
+                      f"{models.MAX_FPS}, and the span must agree with the frame count and fps within a factor "
+                      f"of {models.SPAN_TOLERANCE:g}.",
           security=[SCAN_TOKEN], body=MeasurementBody, example=SAMPLE_TRACE,
           responses={200: MeasurementResult},
-          errors=[*HOSTED_ERRORS, error(400, "Invalid trace.", "invalid_request"),
+          errors=[*HOSTED_ERRORS, error(400, "Invalid trace: the message names the rule it breaks (too short, "
+                                             "times out of range or not increasing, span out of step with frames "
+                                             "and fps, too many frames, fps or colour out of range).",
+                                        "invalid_request"),
                   error(409, "The scan has not been started.", NO_CODE), UNEXPECTED])
 def hosted_measurement():
     ref = _scan()
