@@ -4,7 +4,7 @@ import datetime as dt
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from ..core import clock
@@ -20,7 +20,17 @@ DRAFT, PUBLISHED, UNPUBLISHED, DELETED = "draft", "published", "unpublished", "d
 MAX_KEYS = 10  # multi-key lookup (8)
 MAX_TITLE, MAX_NAME, MAX_DESCRIPTION, MAX_BODY = 200, 200, 2_000, 100_000
 MAX_METADATA_ENTRIES, MAX_METADATA_TEXT = 20, 2_000
+MAX_METADATA_NUMBER = 1e15  # a display value (a price, a count); beyond it a JSON reader loses integer precision
 LIST_PAGE_DEFAULT, LIST_PAGE_MAX = 20, 100
+MAX_KEY, MAX_CATEGORY_KEY = 100, 40
+MAX_TIMESTAMP = 40  # "2026-12-01T09:00:00.123456+05:30" is 32 characters
+MAX_LANG = 35  # the longest language tag BCP 47 asks implementations to accept
+MAX_KEYS_TEXT = MAX_KEYS * (MAX_KEY + 1)  # ten keys of 100 characters, each with its comma (or a space)
+MAX_VERSION = 2**31 - 1
+# What one item's texts and metadata may take stored (UTF-8). Each field has its own cap, but together they could
+# pass Firestore's 1 MiB document limit (three 100,000-character bodies of 4-byte characters alone are 1.2 MB): the
+# write would fail with a 500. The item and each of its versions is one document.
+MAX_ITEM_BYTES = 900_000
 
 KEY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 CATEGORY_KEY_PATTERN = r"^[a-z][a-z0-9-]{0,39}$"
@@ -48,10 +58,19 @@ def _localized(limit: int, multiline: bool):
     return AfterValidator(validate)
 
 
-Title = Annotated[dict[str, str], _localized(MAX_TITLE, False)]
-Name = Annotated[dict[str, str], _localized(MAX_NAME, False)]
-Description = Annotated[dict[str, str], _localized(MAX_DESCRIPTION, True)]
-Body = Annotated[dict[str, str], _localized(MAX_BODY, True)]
+def _localized_schema(limit: int) -> WithJsonSchema:
+    # The validator's own rules, for the OpenAPI document (its messages name the language, so it checks them).
+    return WithJsonSchema({
+        "type": "object", "required": [EN], "maxProperties": len(LOCALES),
+        "propertyNames": {"enum": list(LOCALES)},
+        "additionalProperties": {"type": "string", "minLength": 1, "maxLength": limit},
+    })
+
+
+Title = Annotated[dict[str, str], _localized(MAX_TITLE, False), _localized_schema(MAX_TITLE)]
+Name = Annotated[dict[str, str], _localized(MAX_NAME, False), _localized_schema(MAX_NAME)]
+Description = Annotated[dict[str, str], _localized(MAX_DESCRIPTION, True), _localized_schema(MAX_DESCRIPTION)]
+Body = Annotated[dict[str, str], _localized(MAX_BODY, True), _localized_schema(MAX_BODY)]
 MetadataValue = Annotated[str, Field(max_length=MAX_METADATA_TEXT)] | StrictInt | StrictFloat | StrictBool | None
 
 
@@ -64,14 +83,34 @@ def _metadata(value: dict[str, Any]) -> dict[str, Any]:
                                       {"name": name})
         if isinstance(item, str):
             single_line(item)
+        elif isinstance(item, int | float) and not isinstance(item, bool) and abs(item) > MAX_METADATA_NUMBER:
+            raise PydanticCustomError("metadata_number", "{name} must be a number from -1e15 to 1e15",
+                                      {"name": name})
     url = value.get("actionUrl")
     if url is not None and not (isinstance(url, str) and re.match(r"^(https://\S+|/(?![/\\])\S*)$", url)):
         raise PydanticCustomError("action_url", "actionUrl must be an https URL or a path starting with /")
     return value
 
 
-Metadata = Annotated[dict[str, MetadataValue], AfterValidator(_metadata)]
-Timestamp = Annotated[str, Field(description="ISO 8601 with a time zone, e.g. 2026-12-01T09:00:00Z.")]
+Metadata = Annotated[dict[str, MetadataValue], AfterValidator(_metadata), WithJsonSchema({
+    # What _metadata checks, for the OpenAPI document.
+    "type": "object", "maxProperties": MAX_METADATA_ENTRIES, "propertyNames": {"pattern": _METADATA_NAME.pattern},
+    "additionalProperties": {"anyOf": [
+        {"type": "string", "maxLength": MAX_METADATA_TEXT},
+        {"type": "number", "minimum": -MAX_METADATA_NUMBER, "maximum": MAX_METADATA_NUMBER},
+        {"type": "boolean"}, {"type": "null"}]},
+})]
+Timestamp = Annotated[str, Field(max_length=MAX_TIMESTAMP,
+                                 description="ISO 8601 with a time zone, e.g. 2026-12-01T09:00:00Z.")]
+# The patterns bound the length (100 and 40 characters) and the OpenAPI document shows them.
+Key = Annotated[str, Field(pattern=KEY_PATTERN)]
+CategoryKey = Annotated[str, Field(pattern=CATEGORY_KEY_PATTERN)]
+
+
+def _query_int(*, ge: int, le: int):
+    # The bounds come before QueryInt's string conversion, so that the OpenAPI document shows them as
+    # minimum/maximum (after it, pydantic writes them as `ge`/`le`, which no reader knows).
+    return Annotated[int, Field(ge=ge, le=le), *QueryInt.__metadata__]
 
 
 # ------------------------------------------------------------------------------------ request bodies
@@ -82,8 +121,8 @@ class CreateContentBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    key: Annotated[str, Field(pattern=KEY_PATTERN, description="Unique per owner client; what apps look up.")]
-    categoryKey: Annotated[str, Field(pattern=CATEGORY_KEY_PATTERN)]
+    key: Annotated[Key, Field(description="Unique per owner client; what apps look up.")]
+    categoryKey: CategoryKey
     title: Title
     body: Body
     name: Name | None = None
@@ -101,7 +140,7 @@ class UpdateContentBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    categoryKey: Annotated[str, Field(pattern=CATEGORY_KEY_PATTERN)] | None = None
+    categoryKey: CategoryKey | None = None
     title: Title | None = None
     body: Body | None = None
     name: Name | None = None
@@ -147,7 +186,7 @@ class PermissionsPatch(BaseModel):
 class CreateCategoryBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    key: Annotated[str, Field(pattern=CATEGORY_KEY_PATTERN)]
+    key: CategoryKey
     name: Name
     description: Description | None = None
     defaultPermissions: NewCategoryPermissions = Field(default_factory=lambda: NewCategoryPermissions())
@@ -171,22 +210,25 @@ class ClientPermissionsBody(BaseModel):
 
 
 class LangQuery(BaseModel):
-    lang: str | None = Field(default=None, description="en, zh-Hant or zh-Hans; default: Accept-Language, then en.")
+    lang: Annotated[str, Field(max_length=MAX_LANG)] | None = Field(
+        default=None, description="en, zh-Hant or zh-Hans; default: Accept-Language, then en.")
 
 
 class KeysQuery(LangQuery):
-    keys: str = Field(description=f"Comma-separated content keys, at most {MAX_KEYS}.")
+    keys: Annotated[str, Field(max_length=MAX_KEYS_TEXT)] = Field(
+        description=f"Comma-separated content keys, at most {MAX_KEYS}.")
 
 
 class AdminListQuery(BaseModel):
-    categoryKey: str | None = None
-    limit: Annotated[QueryInt, Field(ge=1, le=LIST_PAGE_MAX)] = LIST_PAGE_DEFAULT
-    startAfter: str | None = Field(default=None, description="The key of the last item of the previous page.")
+    categoryKey: Annotated[str, Field(max_length=MAX_CATEGORY_KEY)] | None = None
+    limit: _query_int(ge=1, le=LIST_PAGE_MAX) = LIST_PAGE_DEFAULT
+    startAfter: Annotated[str, Field(max_length=MAX_KEY)] | None = Field(
+        default=None, description="The key of the last item of the previous page.")
 
 
 class VersionsQuery(BaseModel):
-    limit: Annotated[QueryInt, Field(ge=1, le=LIST_PAGE_MAX)] = LIST_PAGE_DEFAULT
-    startAfter: Annotated[QueryInt, Field(ge=1)] | None = Field(
+    limit: _query_int(ge=1, le=LIST_PAGE_MAX) = LIST_PAGE_DEFAULT
+    startAfter: _query_int(ge=1, le=MAX_VERSION) | None = Field(
         default=None, description="The version number of the last version of the previous page.")
 
 
@@ -293,6 +335,14 @@ ADMIN_FIELDS = ("contentId", "ownerClientId", "key", "categoryKey", "visibility"
                 "format", "metadata", "createdBy", "updatedBy")
 LOCALIZED_FIELDS = ("name", "description", "title", "body")
 TIME_FIELDS = ("publishAt", "expiresAt", "createdAt", "updatedAt")
+
+
+def stored_bytes(item: dict[str, Any]) -> int:
+    """The UTF-8 bytes of an item's texts and metadata: what MAX_ITEM_BYTES bounds (the rest is a few hundred)."""
+    total = sum(len(text.encode()) for name in LOCALIZED_FIELDS for text in localized(item.get(name)).values())
+    for name, value in (item.get("metadata") or {}).items():
+        total += len(name.encode()) + (len(value.encode()) if isinstance(value, str) else 8)
+    return total
 
 
 def admin_item(item: dict[str, Any], now) -> dict[str, Any]:

@@ -53,6 +53,8 @@ EXPIRES_BEFORE_PUBLISH = "expiresAt must be after publishAt."
 BUILT_IN_NOT_DELETABLE = "Built-in categories cannot be deleted."
 CATEGORY_EXISTS = "A category with this key already exists."
 CATEGORY_IN_USE = "The category still has content items; move or delete them first."
+ITEM_TOO_LARGE = ("The item is too large: its texts and metadata take {n} bytes (UTF-8); "
+                  f"at most {models.MAX_ITEM_BYTES:,} bytes together.")
 BUSY = ApiError(503, "The content is being changed by another request; retry shortly.")
 
 BUILT_IN_NAMES = {
@@ -234,6 +236,12 @@ def _schedule(publish_at: str | None, expires_at: str | None, now) -> tuple[Any,
     return start, end
 
 
+def _check_size(item: dict[str, Any]) -> None:
+    size = models.stored_bytes(item)
+    if size > models.MAX_ITEM_BYTES:
+        raise ApiError(400, ITEM_TOO_LARGE.format(n=f"{size:,}"))
+
+
 def _owned(client: tenancy.Client, content_id: str) -> Seen:
     """The client's item as read; 404 for anything else (unknown, deleted, another client's)."""
     seen = repo.seen_item(content_id) if tenancy.valid_id(content_id) else transactions.NOT_SEEN
@@ -250,6 +258,7 @@ def _new_version(client: tenancy.Client, content_id: str, actor: str, now,
     def attempt():
         seen = _owned(client, content_id)
         changed = edit(seen.data)
+        _check_size(changed)
         # An item stored before versions (9.5) is version 1.
         updated = {**changed, "version": seen.data.get("version", 1) + 1,
                    "versionId": repo.new_version_id(content_id), "updatedAt": now, "updatedBy": actor}
@@ -273,6 +282,7 @@ def create_item(client: tenancy.Client, body: CreateContentBody, actor: str, con
         "version": 1, "versionId": repo.new_version_id(content_id),
         "createdAt": now, "updatedAt": now, "createdBy": actor, "updatedBy": actor,
     }
+    _check_size(item)
 
     def attempt():
         _check_publish(client, body.categoryKey)
