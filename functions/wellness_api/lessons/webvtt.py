@@ -13,7 +13,12 @@ import re
 SIGNATURE = "WEBVTT"
 ARROW = "-->"
 
-_TIMESTAMP = re.compile(r"^(?:(\d{2,}):)?([0-5]\d):([0-5]\d)\.(\d{3})$")
+# The syntax allows any number of hour digits; int() of thousands of them is a ValueError (Python's limit on
+# digits), and no subtitle runs for 10^6 hours: more than six digits is not a timestamp here.
+MAX_HOUR_DIGITS = 6
+_TIMESTAMP = re.compile(rf"^(?:(\d{{2,{MAX_HOUR_DIGITS}}}):)?([0-5]\d):([0-5]\d)\.(\d{{3}})$")
+# How much of an offending text an error quotes: a line can be the whole file.
+MAX_QUOTED = 40
 _WS = re.compile(r"[ \t]+")
 _PERCENT = r"\d+(?:\.\d+)?%"
 _SETTINGS = {
@@ -72,6 +77,10 @@ def _decode(data: bytes) -> str:
     return text
 
 
+def _quoted(text: str) -> str:
+    return repr(text if len(text) <= MAX_QUOTED else text[:MAX_QUOTED] + "...")
+
+
 def _is_keyword_line(line: str, keyword: str) -> bool:
     return line == keyword or line.startswith((keyword + " ", keyword + "\t"))
 
@@ -82,11 +91,11 @@ def _parse_timing(line: str, number: int) -> tuple[float, float, str]:
         raise WebVTTError(number, "a cue timing line must read 'start --> end', with spaces around '-->'")
     start = parse_timestamp(head.strip(" \t"))
     if start is None:
-        raise WebVTTError(number, f"invalid cue start time {head.strip()!r}")
+        raise WebVTTError(number, f"invalid cue start time {_quoted(head.strip())}")
     parts = _WS.split(tail.strip(" \t"))
     end = parse_timestamp(parts[0])
     if end is None:
-        raise WebVTTError(number, f"invalid cue end time {parts[0]!r}")
+        raise WebVTTError(number, f"invalid cue end time {_quoted(parts[0])}")
     if end <= start:
         raise WebVTTError(number, "a cue must end after it starts")
     seen = set()
@@ -94,9 +103,9 @@ def _parse_timing(line: str, number: int) -> tuple[float, float, str]:
         name, colon, value = setting.partition(":")
         pattern = _SETTINGS.get(name)
         if not colon or pattern is None or not pattern.match(value):
-            raise WebVTTError(number, f"invalid cue setting {setting!r}")
+            raise WebVTTError(number, f"invalid cue setting {_quoted(setting)}")
         if name in seen:
-            raise WebVTTError(number, f"cue setting {name!r} appears twice")
+            raise WebVTTError(number, f"cue setting {_quoted(name)} appears twice")
         seen.add(name)
     return start, end, " ".join(parts[1:])
 
@@ -143,7 +152,7 @@ def parse(data: bytes) -> Track:
         if ARROW not in head:
             identifier = head
             if identifier in identifiers:
-                raise WebVTTError(number, f"duplicate cue identifier {identifier!r}")
+                raise WebVTTError(number, f"duplicate cue identifier {_quoted(identifier)}")
             identifiers.add(identifier)
             timing_at = 1
             if len(block) < 2:
