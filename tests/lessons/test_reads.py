@@ -47,8 +47,9 @@ def test_player_sees_only_live_lessons_in_read_form(http, tenant, world):
     assert first["createdBy"] == tenant.admin.uid
     assert first["relatedLessons"] == []
     # Related lessons are resolved, and a hidden related lesson is not shown.
-    assert [r["id"] for r in second["relatedLessons"]] == [world["first"]]
-    assert second["relatedLessons"][0]["duration"] == 750
+    # In the list they are named, not copied: the list holds each of them whole.
+    assert second["relatedLessons"] == [{"id": first["id"], "idHtmlEncoded": first["idHtmlEncoded"],
+                                         "clientId": tenant.client_id, "uniqueID": first["uniqueID"]}]
     assert response.headers["x-request-id"]
 
 
@@ -58,6 +59,7 @@ def test_detail_of_live_lesson_and_404_for_hidden_or_unknown(http, tenant, world
     lesson = response.json["lesson"]
     assert lesson["id"] == world["second"] and lesson["duration"] == 600
     assert [r["id"] for r in lesson["relatedLessons"]] == [world["first"]]
+    assert lesson["relatedLessons"][0]["duration"] == 750  # one lesson's detail embeds its related ones whole
     for lesson_id in (world["hidden"], "no-such-lesson", "bad..id"):
         response = http.get(f"/api/lessons/{lesson_id}", headers=tenant.player.headers)
         assert response.status_code == 404

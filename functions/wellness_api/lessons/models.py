@@ -11,10 +11,11 @@ One canonical stored form, converted here and nowhere else:
 
 import datetime as dt
 import html
+import json
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..core import clock, tenancy
@@ -34,6 +35,11 @@ MAX_SESSIONS = 100
 MAX_MINUTES = 24 * 60
 MAX_SECONDS = 24 * 3600
 MAX_SUBTITLE_BYTES = 512 * 1024
+MAX_TIER = 40
+# One lesson's stored fields (as JSON, UTF-8). Each field has its own cap, but a lesson at all of them would take
+# about 600 KB, and the catalog answers (after every change) and the app list carry up to 300 lessons each.
+MAX_LESSON_BYTES = 32 * 1024
+MAX_CLIENT_ID = 64  # core.tenancy.valid_id: no client id is longer
 
 LOCALES = ("en", "zh", "zh_Hant", "zh_Hans")
 SUBTITLE_LOCALES = ("en", "zh_Hant", "zh_Hans")
@@ -49,7 +55,7 @@ def _url(value: str) -> str:
 
 def valid_tier(value: str) -> bool:
     """The same names as the `lessons.membershipTiers` setting accepts, starting with a letter or digit."""
-    return 0 < len(value) <= 40 and value[0].isalnum() and all(c.isalnum() or c in " _.-" for c in value)
+    return 0 < len(value) <= MAX_TIER and value[0].isalnum() and all(c.isalnum() or c in " _.-" for c in value)
 
 
 def _tier(value: str) -> str:
@@ -75,7 +81,9 @@ def _not_blank(value: str) -> str:
 Number = Annotated[float, Field(allow_inf_nan=False)]
 Url = Annotated[SingleLine, Field(max_length=MAX_URL), AfterValidator(_url)]
 Label = Annotated[SingleLine, Field(min_length=1, max_length=MAX_LABEL)]
-Tier = Annotated[SingleLine, AfterValidator(_tier)]
+# _tier words its own refusal; the schema shows the same bound.
+Tier = Annotated[SingleLine, AfterValidator(_tier), WithJsonSchema({"type": "string", "minLength": 1,
+                                                                    "maxLength": MAX_TIER})]
 LessonId = Annotated[SingleLine, Field(max_length=64), AfterValidator(_lesson_id)]
 # An id a request names (liveLessonIds, lessonTierUpdates): unknown ones are refused later by lookup.
 NamedLessonId = Annotated[SingleLine, Field(min_length=1, max_length=128)]
@@ -272,6 +280,16 @@ def stored_changes(body: LessonFields) -> tuple[dict[str, Any], dict[str, dict[s
     return fields, localized
 
 
+# Bookkeeping the platform writes, not the caller: left out of a lesson's size.
+_UNSIZED = ("createdAt", "modifiedAt", "createdBy", "modifiedBy", "subtitleFiles")
+
+
+def stored_bytes(lesson: dict[str, Any]) -> int:
+    """What MAX_LESSON_BYTES bounds: the lesson's fields as compact JSON in UTF-8, bookkeeping left out."""
+    fields = {k: v for k, v in lesson.items() if k not in _UNSIZED}
+    return len(json.dumps(fields, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+
+
 def merge_localized(current: dict[str, Any] | None, changes: dict[str, Any]) -> dict[str, Any]:
     merged = dict(current or {})
     for locale, value in changes.items():
@@ -316,10 +334,18 @@ def read_session(index: int, session: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def lesson_config(data: dict[str, Any], related: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def lesson_reference(data: dict[str, Any]) -> dict[str, Any]:
+    """A related lesson named, not copied (2.2: every field may be absent): the app list holds it whole."""
+    return {"id": data["id"], "idHtmlEncoded": html.escape(data["id"], quote=True), "clientId": data["clientId"],
+            "uniqueID": data.get("uniqueID") or f"{data['clientId']}:{data['id']}"}
+
+
+def lesson_config(data: dict[str, Any], related: list[dict[str, Any]] | None = None,
+                  by_reference: bool = False) -> dict[str, Any]:
     """LessonConfig (2.2) of a stored lesson; `related` are the stored related lessons to embed.
 
-    Embedded related lessons are LessonConfigs without their own relatedLessons (no cycles).
+    Embedded related lessons are LessonConfigs without their own relatedLessons (no cycles); `by_reference`
+    embeds only their ids (lesson_reference).
     """
     lesson_id = data["id"]
     out: dict[str, Any] = {
@@ -361,7 +387,7 @@ def lesson_config(data: dict[str, Any], related: list[dict[str, Any]] | None = N
         if data.get(name) is not None:
             out[name] = data[name]
     if related is not None:
-        out["relatedLessons"] = [lesson_config(r) for r in related]
+        out["relatedLessons"] = [lesson_reference(r) if by_reference else lesson_config(r) for r in related]
     out["modifyDatetime"] = timestamp_object(data.get("modifiedAt"))
     out["createDatetime"] = timestamp_object(data.get("createdAt"))
     # Documented-as-additional fields (2.2 "additional undocumented fields may appear", 9.6).
@@ -432,19 +458,22 @@ def plan_conflict(plan: dict[str, Any]) -> dict[str, Any]:
 class ListLessonsQuery(BaseModel):
     """GET /api/lessons: the client whose live lessons to read."""
 
-    clientId: str = Field(description="The caller's own client; platform administrators may name any client.")
+    clientId: str = Field(max_length=MAX_CLIENT_ID,
+                          description="The caller's own client; platform administrators may name any client.")
 
 
 class ClientQuery(BaseModel):
-    clientId: str | None = Field(default=None, description="Defaults to the caller's own client; only platform "
-                                                           "administrators may name another client.")
+    clientId: str | None = Field(default=None, max_length=MAX_CLIENT_ID,
+                                 description="Defaults to the caller's own client; only platform administrators may "
+                                             "name another client.")
 
 
 class SubtitleForm(BaseModel):
-    """multipart/form-data fields of a subtitle upload (4.1 rule 5)."""
+    """multipart/form-data fields of a subtitle upload (4.1 rule 5); documentation only: the route reads the form."""
 
-    locale: str = Field(description="en, zh_Hant or zh_Hans.")
-    file: bytes = Field(description=f"A WebVTT (.vtt) file of at most {MAX_SUBTITLE_BYTES // 1024} KiB.")
+    locale: Literal["en", "zh_Hant", "zh_Hans"] = Field(description="en, zh_Hant or zh_Hans.")
+    file: bytes = Field(max_length=MAX_SUBTITLE_BYTES,
+                        description=f"A WebVTT (.vtt) file of at most {MAX_SUBTITLE_BYTES // 1024} KiB.")
 
 
 

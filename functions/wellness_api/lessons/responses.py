@@ -27,6 +27,15 @@ class LessonSession(Closed):
     targetRepCount: int | None = None
 
 
+class LessonReference(Closed):
+    """A related lesson in the app list: named, not copied, since the same list holds it whole."""
+
+    id: str
+    idHtmlEncoded: str
+    clientId: str
+    uniqueID: str
+
+
 class LessonConfig(BaseModel):
     """A lesson, read form (2.2). Fields may be absent; additional fields may appear (9.6)."""
 
@@ -66,7 +75,9 @@ class LessonConfig(BaseModel):
     groupByEquipments: list[str] | None = None
     groupByTrainers: list[str] | None = None
     batch: float | None = None
-    relatedLessons: list["LessonConfig"] | None = None
+    relatedLessons: list["LessonConfig | LessonReference"] | None = Field(
+        default=None, description="GET /api/lessons/{lessonId}: the live related lessons whole. GET /api/lessons: "
+                                  "references to them (the list holds each whole), at most 20.")
     modifyDatetime: FirestoreTimestamp | None = None
     createDatetime: FirestoreTimestamp | None = None
     isLive: bool
