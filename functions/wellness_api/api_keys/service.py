@@ -61,9 +61,12 @@ def create_key(client_id: str, label: str, make_primary: bool, created_by: str, 
 
     def run(transaction) -> dict:
         _require_client(transaction, client_id)
-        active = [k for k in repo.active_keys_in(transaction, client_id) if _usable(k)]
-        if len(active) >= MAX_ACTIVE_KEYS:
+        # Every key whose status is active counts, expired ones too (an operator may set expiresAt), so no
+        # client ever holds more than MAX_ACTIVE_KEYS of them: the active-key reads stay that small.
+        stored = repo.active_keys_in(transaction, client_id)
+        if len(stored) >= MAX_ACTIVE_KEYS:
             raise ApiError(409, TOO_MANY_KEYS)
+        active = [k for k in stored if _usable(k)]
         current_primary = next((k for k in active if k.get("isPrimary")), None)
         # The first key of a client, or one created while no usable primary exists, becomes primary.
         becomes_primary = make_primary or current_primary is None
@@ -125,12 +128,15 @@ def revoke_key(client_id: str, key_id: str) -> KeyList:
         if key["status"] == server_keys.REVOKED:
             return  # revoking twice is a no-op, so a retried request is safe
         others = [k for k in active if k["keyId"] != key_id]
-        if not others:
+        if not others and _usable(key):  # an expired key can always go: it authenticates nothing
             raise ApiError(409, LAST_ACTIVE_KEY)
         now = clock.now()
         repo.update_key(transaction, client_id, key_id,
                         {"status": server_keys.REVOKED, "revokedAt": now, "isPrimary": False})
         repo.update_index(transaction, key["keyHash"], {"status": server_keys.REVOKED})
+        if not others:
+            repo.set_primary_on_client(transaction, client_id, None)  # no usable key is left to be primary
+            return
         primary = next((k for k in others if k.get("isPrimary")), None)
         if primary is None:
             # The revoked key was primary (or none was): the newest remaining active key takes over.
