@@ -111,3 +111,23 @@ def test_bad_input_through_hosting_is_never_a_500(api, tenant):
         error_of(api("POST", BASE, data=data, headers=json_headers), 400, code)
     error_of(api("PUT", f"{BASE}/x", headers=partner.headers), 405)
     error_of(api("POST", f"{HOSTED}/measurement", data=b"{", headers={"Authorization": "Bearer " + "q" * 43}), 401)
+
+
+def test_trace_caps_through_hosting(api, tenant):
+    """Issue 25: five frames whose last time is 20,000 s (135 bytes) once grew the worker by 1.5 GB. Now a 400
+    that names the rule, before the engine; and the longest scan (180 s) is still measured."""
+    partner = make_partner(tenant, points=1)
+    created = api("POST", BASE, json={"userId": "caps"}, headers=partner.headers)
+    scan = bearer(created.json()["data"]["vitalScanUrl"].split("#scanToken=")[1])
+    api("POST", f"{HOSTED}/start", headers=scan)
+    json_scan = {**scan, "Content-Type": "application/json"}
+    far = b'{"fps": 10, "t": [0, 100, 200, 300, 20000000], "rgb": [[150, 110, 90], [150, 110, 90], ' \
+          b'[150, 110, 90], [150, 110, 90], [150, 110, 90]]}'
+    body = error_of(api("POST", f"{HOSTED}/measurement", data=far, headers=json_scan), 400, "invalid_request")
+    assert body["error"]["message"] == ("t must be milliseconds from 0 to 180000 since the first frame: "
+                                        "a scan lasts at most 180 seconds.")
+    spread = {**trace(), "t": [i * 300 for i in range(481)]}  # 481 frames at 30 fps are 16 s, not 144 s
+    body = error_of(api("POST", f"{HOSTED}/measurement", json=spread, headers=scan), 400, "invalid_request")
+    assert body["error"]["message"].startswith("The trace's time span must agree with its frame count and fps")
+    done = api("POST", f"{HOSTED}/measurement", json=trace(seconds=180), headers=scan)
+    assert done.status_code == 200 and done.json()["status"] == "completed", done.text
