@@ -9,6 +9,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import requests
 
 from tests.conftest import bearer, sign_in
 from tests.identity.conftest import claims_of, redeem, server_key, sign_up, verify_email
@@ -123,6 +124,45 @@ def test_app_exchanges_and_guests_by_host(api, partner):
     run_json("client", "configure", "--client-id", partner.client_id, "--set", "auth.guestSignIn=false")
     refused = api("POST", "/api/auth/guest-custom-token", headers={"Host": partner.host})
     assert refused.status_code == 403 and set(refused.json()) == {"error"}
+
+
+def test_a_forged_x_forwarded_for_through_hosting_is_not_a_new_caller(api, partner):
+    """Hosting (the emulator as production) passes the caller's X-Forwarded-For on: the entries a caller
+    writes must not name the caller the limits count. The emulator appends nothing, so there the caller
+    is the socket peer, whatever the header says; each request below claims another address (IPv4,
+    other IPv6 /64s, a chain) and the third is refused all the same."""
+    run_json("client", "configure", "--client-id", partner.client_id, "--set", "auth.guestAttemptsPerMinute=2")
+    forged = ["198.51.100.1", "198.51.100.2", "2001:db8:1::1", "2001:db8:2::1", "6.6.6.6, 198.51.100.3",
+              "::ffff:198.51.100.4"]
+    statuses = []
+    for address in forged:  # at most one window boundary can fall inside six quick calls
+        response = api("POST", "/api/auth/guest-custom-token", headers={"Host": partner.host, "X-Forwarded-For": address})
+        statuses.append(response.status_code)
+        if response.status_code == 429:
+            break
+    assert statuses[-1] == 429, statuses
+    assert set(response.json()) == {"error", "retryAfterSeconds"}
+
+
+def functions_url(function: str, path: str) -> str:
+    """The function's own URL on the Functions emulator (not through Hosting), from the emulator hub."""
+    hub = os.environ["FIREBASE_EMULATOR_HUB"]
+    info = requests.get(f"http://{hub}/emulators", timeout=10).json()["functions"]
+    project = os.environ.get("GCLOUD_PROJECT", "demo-wellness")
+    return f"http://{info['host']}:{info['port']}/{project}/us-central1/{function}{path}"
+
+
+@pytest.mark.parametrize("host", ["__x__", "a..b", "x" * 300, "a_b.localhost"])
+def test_an_invalid_forwarded_host_on_the_function_url_is_an_unknown_host(partner, host):
+    """X-Forwarded-Host: __x__ sent to the function directly made exchange-token a 500 (the hostname
+    lookup); now every host from a header is validated first and is just an unregistered host."""
+    token = sign_in(partner.player.email, partner.player.password)
+    exchanged = requests.post(functions_url("identity", "/api/auth/exchange-token"),
+                              headers={"X-Forwarded-Host": host, **bearer(token)}, timeout=30)
+    assert exchanged.status_code == 404 and exchanged.json() == {"error": "Client user not found"}
+    guest = requests.post(functions_url("identity", "/api/auth/guest-custom-token"),
+                          headers={"X-Forwarded-Host": host}, timeout=30)
+    assert guest.status_code == 500 and guest.json() == {"error": "Client ID not found"}
 
 
 def test_invited_admin_activates_with_set_claims(api, partner):

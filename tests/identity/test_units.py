@@ -124,12 +124,70 @@ def test_windows_are_aligned_and_keys_hide_the_caller():
         ({"X-Forwarded-For": "6.6.6.6, 198.51.100.1, 10.0.0.1"}, "2", "198.51.100.1"),
         ({"X-Forwarded-For": "198.51.100.1"}, "2", "127.0.0.9"),
         ({"X-Forwarded-For": "198.51.100.1"}, "0", "127.0.0.9"),
+        # The production shape behind Hosting: forged entries in front, the trusted ones appended.
+        ({"X-Forwarded-For": "6.6.6.6, 7.7.7.7, 198.51.100.1, 10.0.0.1"}, "2", "198.51.100.1"),
+        ({"X-Forwarded-For": "198.51.100.1, 10.0.0.1"}, "2", "198.51.100.1"),
+        ({"X-Forwarded-For": ", 10.0.0.1"}, "2", "127.0.0.9"),
+        ({"X-Forwarded-For": "6.6.6.6," * 5000 + "198.51.100.1"}, "1", "198.51.100.1"),
+        # IPv6 callers are counted by their /64; IPv4-mapped IPv6 is the IPv4 address.
+        ({"X-Forwarded-For": "2001:db8:1:2:aaaa::1"}, "1", "2001:db8:1:2::/64"),
+        ({"X-Forwarded-For": "6.6.6.6, 2001:db8:1:2:ffff:ffff:ffff:ffff"}, "1", "2001:db8:1:2::/64"),
+        ({"X-Forwarded-For": "::ffff:198.51.100.1"}, "1", "198.51.100.1"),
+        ({"X-Forwarded-For": "[2001:db8:1:2::5]:443"}, "1", "2001:db8:1:2::/64"),
+        ({"X-Forwarded-For": "198.51.100.1:5555"}, "1", "198.51.100.1"),
     ],
 )
 def test_caller_address(monkeypatch, headers, hops, expected):
+    monkeypatch.delenv("FUNCTIONS_EMULATOR", raising=False)
     monkeypatch.setenv("IDENTITY_TRUSTED_PROXY_HOPS", hops)
     with flask.Flask("probe").test_request_context(headers=headers, environ_base={"REMOTE_ADDR": "127.0.0.9"}):
         assert origin.caller_address() == expected
+
+
+def test_under_the_emulators_no_forwarded_entry_is_trusted(monkeypatch):
+    """Nothing in the local stack appends to X-Forwarded-For: every entry there is the caller's own."""
+    monkeypatch.setenv("FUNCTIONS_EMULATOR", "true")
+    monkeypatch.setenv("IDENTITY_TRUSTED_PROXY_HOPS", "1")
+    headers = {"X-Forwarded-For": "6.6.6.6, 198.51.100.1"}
+    with flask.Flask("probe").test_request_context(headers=headers, environ_base={"REMOTE_ADDR": "127.0.0.9"}):
+        assert origin.caller_address() == "127.0.0.9"
+
+
+@pytest.mark.parametrize(
+    ("address", "network"),
+    [
+        ("203.0.113.5", "203.0.113.5"),
+        ("2001:db8::1", "2001:db8::/64"),
+        ("2001:0db8:0000:0000:ffff:0000:0000:0001", "2001:db8::/64"),
+        ("2001:db8:0:1::1", "2001:db8:0:1::/64"),
+        ("::ffff:203.0.113.5", "203.0.113.5"),
+        ("fe80::1%eth0", "fe80::/64"),
+        ("unknown", "unknown"),
+        ("x" * 500, "x" * 64),
+    ],
+)
+def test_caller_network(address, network):
+    assert ratelimit.caller_network(address) == network
+
+
+@pytest.mark.parametrize(
+    ("host", "normalized"),
+    [
+        ("App.Example.TEST", "app.example.test"),
+        ("app.example.test:5000", "app.example.test"),
+        ("app.example.test.", "app.example.test"),
+        ("app.example.test, proxy.internal", "app.example.test"),
+        ("127.0.0.1:5000", "127.0.0.1"),
+        ("localhost", "localhost"),
+        ("a" * 63 + ".example.test", "a" * 63 + ".example.test"),
+        ("__x__", None), ("a..b", None), (".", None), ("", None), (None, None), ("-a.test", None),
+        ("a-.test", None), ("a_b.test", None), ("a/b", None), ("a" * 64 + ".test", None),
+        (".".join(["a" * 63] * 4), None), ("host:port", None), ("host:", None), ("[::1]:5000", None),
+        ("\u00e9.test", None), ("a b.test", None), ("x" * 100_000, None),
+    ],
+)
+def test_normalize_host_validates_before_any_lookup(host, normalized):
+    assert tenancy.normalize_host(host) == normalized
 
 
 @pytest.mark.parametrize(
