@@ -485,3 +485,62 @@ def test_password_attempts_are_limited_per_caller(ct, tenant):
     assert int(limited.headers["Retry-After"]) >= 1
     # Another caller is unaffected.
     assert ct.post(PATH, json=password_body(tenant.player), headers={"X-Forwarded-For": "198.51.100.8"}).status_code == 200
+
+
+def test_password_failures_are_limited_per_account_whatever_the_callers(ct, tenant):
+    """Many addresses used to share out the guesses at one account: 30 a minute each, no account limit."""
+    tenant.configure("auth.passwordFailuresPerAccount=3")
+    fresh_window(900)
+    known = {"X-Forwarded-For": "198.51.100.50"}
+    assert ct.post(PATH, json=password_body(tenant.player), headers=known).status_code == 200
+    wrong = {**password_body(tenant.player), "password": "guess"}
+    for i in range(3):
+        assert_error(ct.post(PATH, json=wrong, headers={"X-Forwarded-For": f"2001:db8:{i}::1"}), 401,
+                     "invalid_credentials")
+    # A fourth address is refused before the password is checked, even the right one.
+    for body in (wrong, password_body(tenant.player)):
+        limited = ct.post(PATH, json=body, headers={"X-Forwarded-For": "203.0.113.60"})
+        assert_error(limited, 429, "rate_limit_exceeded")
+        assert 1 <= int(limited.headers["Retry-After"]) <= 900
+    # The real user's own caller, which signed this account in before, is never refused by it.
+    assert ct.post(PATH, json=password_body(tenant.player), headers=known).status_code == 200
+    # Other accounts of the client are not affected.
+    assert ct.post(PATH, json=password_body(tenant.admin), headers={"X-Forwarded-For": "203.0.113.60"}).status_code == 200
+    # The refusal ends with its window.
+    clock.advance(dt.timedelta(seconds=int(limited.headers["Retry-After"])))
+    assert ct.post(PATH, json=password_body(tenant.player), headers={"X-Forwarded-For": "203.0.113.61"}).status_code == 200
+
+
+def test_successful_sign_ins_do_not_count_as_account_failures(ct, tenant):
+    tenant.configure("auth.passwordFailuresPerAccount=2")
+    fresh_window(900)
+    for i in range(4):  # each from a caller new to the account
+        assert ct.post(PATH, json=password_body(tenant.player), headers={"X-Forwarded-For": f"192.0.2.{i + 1}"}
+                       ).status_code == 200
+    wrong = {**password_body(tenant.player), "password": "guess"}
+    for i in range(2):
+        assert_error(ct.post(PATH, json=wrong, headers={"X-Forwarded-For": f"192.0.2.{i + 10}"}), 401,
+                     "invalid_credentials")
+    assert_error(ct.post(PATH, json=wrong, headers={"X-Forwarded-For": "192.0.2.20"}), 429, "rate_limit_exceeded")
+
+
+def test_racing_failures_cannot_exceed_the_account_limit(ct, tenant, recording_toolkit):
+    """The hit is taken before the password is checked: 12 racing guesses from 12 addresses, limit 5."""
+    import concurrent.futures
+
+    tenant.configure("auth.passwordFailuresPerAccount=5")
+    fresh_window(900)
+    wrong = {**password_body(tenant.player), "password": "guess"}
+
+    def attempt(i):
+        return ct.application.test_client().post(PATH, json=wrong, headers={"X-Forwarded-For": f"203.0.113.{i + 1}"})
+
+    with concurrent.futures.ThreadPoolExecutor(12) as pool:
+        statuses = sorted(r.status_code for r in pool.map(attempt, range(12)))
+    assert statuses == [401] * 5 + [429] * 7
+    assert len(recording_toolkit.calls) == 5
+
+
+def test_the_account_limit_is_a_bounded_setting(tenant):
+    with pytest.raises(Exception, match="at most 1000"):
+        tenant.configure("auth.passwordFailuresPerAccount=1001")

@@ -80,6 +80,42 @@ def test_attempts_are_limited_per_caller_with_retry_after_seconds(idp, guest_ten
     assert idp.post(PATH, headers=caller(guest_tenant.host)).status_code == 200
 
 
+def test_an_ipv6_caller_cannot_rotate_through_its_64(idp, guest_tenant):
+    """Every address of one /64 is one caller: rotating the interface id used to buy 10 more a minute."""
+    guest_tenant.configure("auth.guestAttemptsPerMinute=2")
+    fresh_window()
+    prefix = f"2001:db8:{uuid.uuid4().int % 0xffff:x}:1"
+    for suffix in ("::1", "::2"):
+        assert idp.post(PATH, headers=caller(guest_tenant.host, prefix + suffix)).status_code == 200
+    for suffix in ("::3", ":ffff:ffff:ffff:ffff", ":1234::9"):
+        assert idp.post(PATH, headers=caller(guest_tenant.host, prefix + suffix)).status_code == 429
+    # The next /64 is another caller, and an IPv4-mapped address is its IPv4 address.
+    assert idp.post(PATH, headers=caller(guest_tenant.host, prefix[:-1] + "2::1")).status_code == 200
+    v4 = f"198.51.100.{uuid.uuid4().int % 250 + 1}"
+    assert idp.post(PATH, headers=caller(guest_tenant.host, v4)).status_code == 200
+    assert idp.post(PATH, headers=caller(guest_tenant.host, "::ffff:" + v4)).status_code == 200
+    assert idp.post(PATH, headers=caller(guest_tenant.host, v4)).status_code == 429
+
+
+def test_the_client_has_a_ceiling_whatever_the_number_of_callers(idp, guest_tenant):
+    guest_tenant.configure("auth.guestSignInsPerMinute=3")
+    fresh_window()
+    for i in range(3):
+        assert idp.post(PATH, headers=caller(guest_tenant.host, f"203.0.113.{100 + i}")).status_code == 200
+    limited = idp.post(PATH, headers=caller(guest_tenant.host, "203.0.113.200"))
+    assert limited.status_code == 429
+    assert limited.json == {"error": "Too many guest sign-in attempts; retry later",
+                            "retryAfterSeconds": limited.json["retryAfterSeconds"]}
+    assert limited.headers["Retry-After"] == str(limited.json["retryAfterSeconds"])
+    clock.advance(dt.timedelta(seconds=limited.json["retryAfterSeconds"]))
+    assert idp.post(PATH, headers=caller(guest_tenant.host, "203.0.113.201")).status_code == 200
+
+
+def test_the_ceiling_is_a_bounded_setting(guest_tenant):
+    with pytest.raises(Exception, match="at most 6000"):
+        guest_tenant.configure("auth.guestSignInsPerMinute=6001")
+
+
 def test_limits_are_per_client(idp, guest_tenant, make_tenant):
     guest_tenant.configure("auth.guestAttemptsPerMinute=1")
     other_host = f"trial-{uuid.uuid4().hex[:8]}.example.test"

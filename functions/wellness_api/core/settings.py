@@ -109,6 +109,13 @@ SETTINGS: dict[str, Setting] = {
                 minimum=1),
         Setting("auth.guestAttemptsPerMinute", "int", 10,
                 "Guest sign-in attempts per minute per caller (IP address) and client.", minimum=1),
+        Setting("auth.guestSignInsPerMinute", "int", 120,
+                "Guest sign-ins per minute for the whole client, all callers together (each one can become a "
+                "Firebase Auth account of the shared project).", minimum=1, maximum=6000),
+        Setting("auth.passwordFailuresPerAccount", "int", 10,
+                "Failed password-grant attempts per account (email) and client in a 15-minute window, from "
+                "callers that have not signed this account in before; those callers are then refused until "
+                "the window ends.", minimum=1, maximum=1000),
         *[
             Setting(f"modules.{name}", "bool", False, f"Whether the {name} module is enabled for the client.")
             for name in _MODULES

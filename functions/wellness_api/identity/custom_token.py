@@ -12,6 +12,15 @@ every refusal of the credentials waits until FAILED_SIGN_IN_FLOOR_SECONDS after 
 so a wrong password, an unknown email, an unknown client and an account that is not a member of
 the client look and take the same.
 
+Password guessing is limited twice: per caller (auth.passwordAttemptsPerMinute, per address or IPv6
+/64 and client) and per account (auth.passwordFailuresPerAccount failures per email and client in a
+fixed ACCOUNT_WINDOW_SECONDS window), so many addresses cannot share out the guesses at one account.
+The account limit takes its hit before the password is checked (racing attempts cannot all slip
+under it) and gives it back when the sign-in succeeds, so it counts failures. It cannot lock the
+real user out for good: a refusal ends with its window, and a caller (address, IPv6 /64) that has
+signed this account in successfully within KNOWN_CALLER_DAYS is not subject to it at all, only to
+its own per-caller limit; an attacker cannot become such a caller without the password.
+
 Neither grant reactivates a disabled or inactive user, and neither takes roles or claims from the
 caller: claims come from the client user record.
 """
@@ -32,6 +41,10 @@ from .models import PasswordGrant
 
 EXTERNAL_UID_PREFIX = "ext_"
 FAILED_SIGN_IN_FLOOR_SECONDS = 0.4
+ACCOUNT_WINDOW_SECONDS = 15 * 60
+ACCOUNT_SCOPE = "passwordAccount"
+KNOWN_CALLER_SCOPE = "passwordKnownCaller"
+KNOWN_CALLER_DAYS = 90
 
 EXTERNAL_OFF = "off"
 EXTERNAL_EXISTING_ONLY = "existingOnly"
@@ -189,12 +202,32 @@ def _refuse_after_floor(started: float, error: ApiError) -> ApiError:
     return error
 
 
+def _account_keys(client: Client, email: str, caller: str) -> tuple[str, str]:
+    account = users.normalize_email(email) or email.strip().lower()
+    return ratelimit.key_of(client.client_id, account), ratelimit.key_of(client.client_id, account, caller)
+
+
+def _limit_account(client: Client, account_key: str, known_key: str) -> ratelimit.Decision | None:
+    """The account's hit (None for a caller that has signed this account in before)."""
+    if ratelimit.remembered(KNOWN_CALLER_SCOPE, known_key):
+        return None
+    limit = ratelimit.Limit(ACCOUNT_SCOPE, int(client.setting("auth.passwordFailuresPerAccount")),
+                            window_seconds=ACCOUNT_WINDOW_SECONDS)
+    decision = ratelimit.hit(limit, account_key)
+    if not decision.allowed:
+        raise rate_limited(decision.retry_after_seconds)
+    return decision
+
+
 def password(grant: PasswordGrant, caller: str) -> Issued:
     started = time.monotonic()
     client = tenancy.get_client(grant.clientId)
+    account_hit = None
     if client is not None:
         flask.g.client_id = client.client_id
         _limit(client, "password", "auth.passwordAttemptsPerMinute", ratelimit.caller_key(client.client_id, caller))
+        account_key, known_key = _account_keys(client, grant.email, caller)
+        account_hit = _limit_account(client, account_key, known_key)
     else:
         # Attempts naming an unknown client still reach Identity Toolkit (same work, same answer), so they
         # are limited too: all of one caller's together, whatever clientId strings it makes up, at the
@@ -225,6 +258,11 @@ def password(grant: PasswordGrant, caller: str) -> Issued:
         # Right password, but not a member of this client: answered like a wrong password, so the
         # endpoint cannot serve as an oracle for credentials of accounts elsewhere.
         raise _refuse_after_floor(started, invalid_credentials())
+    # The password is right for a member of this client: not a guess to count, and this caller is
+    # now one the account limit never refuses.
+    if account_hit is not None:
+        ratelimit.give_back(account_hit)
+    ratelimit.remember(KNOWN_CALLER_SCOPE, known_key, KNOWN_CALLER_DAYS)
     _limit(client, "requests", "auth.requestsPerMinute", client.client_id)
     if not members.usable(record) or auth_user.disabled:
         raise user_disabled()

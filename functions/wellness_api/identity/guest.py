@@ -3,7 +3,9 @@
 The client comes from the request's host (CONTRACT 5) and must allow guests (auth.guestSignIn).
 Each token is for a new uid `guest_<random>` with the claims {clientId, role: "guest"}; nothing is
 stored: Firebase Auth creates the account when the token is redeemed. Attempts are limited per
-caller (IP address) and client: auth.guestAttemptsPerMinute.
+caller (IP address, IPv6 by /64) and client: auth.guestAttemptsPerMinute; and the sign-ins of all
+callers of the client together: auth.guestSignInsPerMinute, a ceiling so that many addresses cannot
+turn one client's trial page into a stream of Auth accounts in the project every tenant shares.
 """
 
 import secrets
@@ -26,10 +28,16 @@ def issue() -> str:
         raise ApiError(500, CLIENT_NOT_FOUND)
     if not client.setting("auth.guestSignIn"):
         raise ApiError(403, GUEST_NOT_ALLOWED)
-    limit = ratelimit.Limit("guest", int(client.setting("auth.guestAttemptsPerMinute")))
-    decision = ratelimit.hit(limit, ratelimit.caller_key(client.client_id, origin.caller_address()))
+    # The caller's own limit first, so one caller's refused attempts do not use up the client's ceiling.
+    _limit(ratelimit.Limit("guest", int(client.setting("auth.guestAttemptsPerMinute"))),
+           ratelimit.caller_key(client.client_id, origin.caller_address()))
+    _limit(ratelimit.Limit("guestClient", int(client.setting("auth.guestSignInsPerMinute"))), client.client_id)
+    uid = GUEST_UID_PREFIX + secrets.token_hex(14)
+    return repo.custom_token(uid, users.claims_for(client, ROLE_GUEST))
+
+
+def _limit(limit: ratelimit.Limit, key: str) -> None:
+    decision = ratelimit.hit(limit, key)
     if not decision.allowed:
         raise ApiError(429, TOO_MANY_ATTEMPTS, extra={"retryAfterSeconds": decision.retry_after_seconds},
                        headers={"Retry-After": str(decision.retry_after_seconds)})
-    uid = GUEST_UID_PREFIX + secrets.token_hex(14)
-    return repo.custom_token(uid, users.claims_for(client, ROLE_GUEST))

@@ -69,7 +69,8 @@ def issue_client_token():
                        "existing-users-only, or the user is disabled.",
                   "external_sso_disabled", "jit_provisioning_disabled", "user_disabled"),
             error(404, "A required existing user cannot be resolved.", "user_not_found"),
-            error(429, "Request, provisioning or password-attempt rate exceeded; honour Retry-After.",
+            error(429, "Request, provisioning or password-attempt rate exceeded (per caller, or failures per "
+                       "account within 15 minutes); honour Retry-After.",
                   "rate_limit_exceeded", headers=[RETRY_AFTER]),
             error(503, "Provisioning did not reach a consistent state; a retry is safe.",
                   "provisioning_incomplete")],
@@ -105,7 +106,8 @@ def exchange_token():
                       "registered hostname the caller used, when the client allows guest sign-in. No body.",
           sample_headers=HOST_SAMPLE, responses={200: CustomToken},
           errors=[error(403, "Public guest sign-in is not allowed for the client."),
-                  error(429, "Too many guest sign-ins from this caller.", model=GuestRateLimited),
+                  error(429, "Too many guest sign-ins from this caller (auth.guestAttemptsPerMinute) or for the "
+                             "client (auth.guestSignInsPerMinute).", model=GuestRateLimited),
                   error(500, "'Client ID not found' for a host no client registered; 'Internal Server Error'.")])
 def guest_custom_token():
     try:
