@@ -303,12 +303,15 @@ INVALID = [
      "Invalid field promptInput.promptText: Input should be a valid string."),
     ("empty targetEntityId", image_body(targetEntityId=""), ENTITY_ID),
     ("blank targetEntityId", image_body(targetEntityId="   "), ENTITY_ID),
-    ("targetEntityId of 129", image_body(targetEntityId="e" * 129), ENTITY_ID),
+    ("targetEntityId of 129", image_body(targetEntityId="e" * 129),
+     "Invalid field targetEntityId: String should have at most 128 characters."),
     ("targetEntityId with a line break", image_body(targetEntityId="squat\nlunge"), ENTITY_ID),
     ("module with a space", image_body(module="ai move"), f"Invalid field module: {NAME}"),
     ("module with a slash", image_body(module="ai/move"), f"Invalid field module: {NAME}"),
     ("module starting with a digit", image_body(module="1move"), f"Invalid field module: {NAME}"),
-    ("module of 41", image_body(module="m" * 41), f"Invalid field module: {NAME}"),
+    ("module of 41", image_body(module="m" * 41), "Invalid field module: String should have at most 40 characters."),
+    ("targetType of 41", image_body(targetType="t" * 41),
+     "Invalid field targetType: String should have at most 40 characters."),
     ("targetType with a dot", image_body(targetType="exercise.v2"), f"Invalid field targetType: {NAME}"),
     ("http reference", with_references("http://example.com/a.png"), NOT_HTTPS),
     ("ftp reference", with_references("ftp://example.com/a.png"), NOT_HTTPS),
@@ -325,7 +328,15 @@ INVALID = [
     ("10.0.0.1", with_references("https://10.0.0.1/a.png"), PRIVATE),
     ("192.168.1.1", with_references("https://192.168.1.1/a.png"), PRIVATE),
     ("URL of 2049", with_references("https://example.com/" + "a" * 2029),
-     unsafe("a reference image URL must be an https URL of at most 2,048 characters")),
+     "Invalid field referenceImages.0.url: String should have at most 2048 characters."),
+    ("reference host not a name", with_references("https://bad_host.example.com/a.png"),
+     unsafe("a reference image URL must name a valid host")),
+    ("model of 101", with_settings(model="m" * 101),
+     "Invalid field requestedSettings.model: String should have at most 100 characters."),
+    ("ratio of 6 characters", with_settings(aspectRatio="16:009"),
+     "Invalid field requestedSettings.aspectRatio: String should have at most 5 characters."),
+    ("resolution of 10 characters", with_settings(resolution="1024x01024"),
+     "Invalid field requestedSettings.resolution: String should have at most 9 characters."),
     ("five references", with_references(*[f"https://example.com/{i}.png" for i in range(5)]),
      "Invalid field referenceImages: List should have at most 4 items after validation, not 5."),
     ("video reference", with_references("https://example.com/a.mp4", mediaType="video"),
@@ -598,8 +609,22 @@ def test_an_invalid_start_after_is_400(http, media_tenant, other_media_tenant):
     store_job(media_tenant)
     foreign = store_job(other_media_tenant)["jobId"]
     message = "Invalid field startAfter: not a job id of this client."
-    for cursor in ("no-such-job", "a/b", "x" * 65, "__reserved__", foreign):
+    for cursor in ("no-such-job", "a/b", "x" * 64, "__reserved__", foreign):
         assert_error(http.get(url(startAfter=cursor), headers=media_tenant.admin.headers), 400, message)
+    assert_error(http.get(url(startAfter="x" * 65), headers=media_tenant.admin.headers), 400,
+                 "Invalid field startAfter: String should have at most 64 characters.")
+
+
+@pytest.mark.parametrize("path", [JOBS, LEGACY])
+def test_a_client_id_longer_than_any_id_is_400_on_every_operation(http, shared_media_tenant, path):
+    headers, client_id = shared_media_tenant.admin.headers, "c" * 65
+    message = "Invalid field clientId: String should have at most 64 characters."
+    assert_error(http.post(url(path, client_id=client_id), json=image_body(), headers=headers), 400, message)
+    assert_error(http.get(url(path, client_id=client_id), headers=headers), 400, message)
+    assert_error(http.get(url(path, "job", client_id=client_id), headers=headers), 400, message)
+    assert_error(http.delete(url(path, "job", client_id=client_id), headers=headers), 400, message)
+    for verb in ("attach", "retry"):
+        assert_error(http.post(url(path, "job", verb, client_id=client_id), headers=headers), 400, message)
 
 
 def test_jobs_of_another_client_are_never_listed(http, media_tenant, other_media_tenant):

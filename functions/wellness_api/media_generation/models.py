@@ -24,6 +24,9 @@ MAX_SIDE = {presets.IMAGE: 4096, presets.VIDEO: 1920}
 MIN_SIDE = 64
 MAX_VIDEO_SECONDS = 10
 MAX_SEED = 2**31 - 1
+MAX_NAME = 40
+MAX_ENTITY_ID = 128
+MAX_ID = 64  # tenancy.valid_id: client and job ids
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
 _MODEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$")
@@ -99,13 +102,16 @@ class RequestedSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    model: Annotated[StrictStr, AfterValidator(_model)] | None = None
+    model: Annotated[StrictStr, Field(max_length=100), AfterValidator(_model)] | None = Field(
+        default=None, description="A model name, at most 100 characters (platform administrators).")
     generationMode: Literal[*IMAGE_MODES, *VIDEO_MODES] | None = None
     durationSeconds: Annotated[StrictInt, Field(ge=1, le=MAX_VIDEO_SECONDS)] | None = Field(
         default=None, description=f"Videos only: 1 to {MAX_VIDEO_SECONDS} seconds.")
-    aspectRatio: Annotated[StrictStr, AfterValidator(_ratio)] | None = Field(default=None, description="W:H.")
-    resolution: Annotated[StrictStr, AfterValidator(_resolution)] | None = Field(
-        default=None, description="WIDTHxHEIGHT in pixels.")
+    aspectRatio: Annotated[StrictStr, Field(max_length=5), AfterValidator(_ratio)] | None = Field(
+        default=None, description="W:H, each 1 to 99.")
+    resolution: Annotated[StrictStr, Field(max_length=9), AfterValidator(_resolution)] | None = Field(
+        default=None, description=f"WIDTHxHEIGHT in pixels, {MIN_SIDE} to {MAX_SIDE[presets.IMAGE]} a side "
+                                  f"({MAX_SIDE[presets.VIDEO]} for videos).")
     seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] | None = Field(
         default=None, description="The same prompt and seed render the same picture with the local generator.")
 
@@ -115,7 +121,7 @@ class ReferenceImage(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    url: Annotated[StrictStr, AfterValidator(_reference_url)] = Field(
+    url: Annotated[StrictStr, Field(max_length=references.MAX_URL_LENGTH), AfterValidator(_reference_url)] = Field(
         description="A public https URL (port 443) of an image, at most 2,048 characters.")
     name: _text(200) | None = None
     mediaType: Literal["image"] = "image"
@@ -125,11 +131,12 @@ class CreateJobBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     mediaType: Literal["image", "video"] = Field(description="Must be the preset's media type.")
-    module: Annotated[StrictStr, AfterValidator(_name)] = Field(description="The product module, e.g. aiMove.")
-    targetType: Annotated[StrictStr, AfterValidator(_name)] = Field(description="What the media is for, e.g. "
-                                                                                "exercise.")
-    targetEntityId: Annotated[StrictStr, AfterValidator(_entity_id)] = Field(description="Its id, 1 to 128 "
-                                                                                         "characters.")
+    module: Annotated[StrictStr, Field(max_length=MAX_NAME), AfterValidator(_name)] = Field(
+        description="The product module, e.g. aiMove.")
+    targetType: Annotated[StrictStr, Field(max_length=MAX_NAME), AfterValidator(_name)] = Field(
+        description="What the media is for, e.g. exercise.")
+    targetEntityId: Annotated[StrictStr, Field(max_length=MAX_ENTITY_ID), AfterValidator(_entity_id)] = Field(
+        description=f"Its id, 1 to {MAX_ENTITY_ID} characters.")
     promptPreset: Literal[*presets.PRESETS] = Field(description="One of the presets (GET the README's table).")
     promptInput: PromptInput
     requestedSettings: RequestedSettings | None = None
@@ -144,8 +151,9 @@ class LegacyCreateJobBody(CreateJobBody):
 
 
 class ClientQuery(BaseModel):
-    clientId: str | None = Field(default=None, description="Defaults to the caller's client; only platform "
-                                                           "administrators may name another client.")
+    clientId: Annotated[str, Field(max_length=MAX_ID)] | None = Field(
+        default=None, description="Defaults to the caller's client; only platform administrators may name another "
+                                  "client.")
 
 
 class JobsQuery(ClientQuery):
@@ -153,6 +161,6 @@ class JobsQuery(ClientQuery):
     query: Annotated[str, Field(max_length=200)] | None = Field(
         default=None, description="Case-insensitive text found in the job id, the prompt text, the target entity "
                                   "id or the model.")
-    limit: Annotated[QueryInt, Field(ge=1, le=PAGE_MAX)] = Field(default=PAGE_DEFAULT,
-                                                                 description=f"Page size, 1 to {PAGE_MAX}.")
-    startAfter: str | None = Field(default=None, description="The nextStartAfter of the previous page.")
+    limit: QueryInt = Field(default=PAGE_DEFAULT, ge=1, le=PAGE_MAX, description=f"Page size, 1 to {PAGE_MAX}.")
+    startAfter: Annotated[str, Field(max_length=MAX_ID)] | None = Field(
+        default=None, description="The nextStartAfter of the previous page.")
