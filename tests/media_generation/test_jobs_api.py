@@ -437,7 +437,7 @@ def test_the_standard_policy_honours_a_seed_without_a_warning(http, media_tenant
 
 
 def test_the_flexible_policy_honours_a_listed_ratio_and_a_duration_up_to_eight(http, media_tenant, held_tasks):
-    media_tenant.configure("mediaGeneration.policy=flexible")
+    media_tenant.configure("mediaGeneration.policy=flexible", "mediaGeneration.maxActiveJobs=4")
     admin = media_tenant.admin
     wide = create(http, admin, with_settings(aspectRatio="16:9"))["job"]
     assert (wide["aspectRatio"], wide["resolution"], wide["warnings"]) == ("16:9", "1024x576", [])
@@ -464,6 +464,7 @@ def test_the_flexible_policy_leaves_model_mode_and_resolution_to_platform_admini
 
 
 def test_a_platform_administrator_gets_every_key_honoured(http, media_tenant, platform_admin, held_tasks):
+    media_tenant.configure("mediaGeneration.maxActiveJobs=4")
     client_id = media_tenant.client_id
     job = create(http, platform_admin, with_settings(model="gpt-image-1", resolution="1536x1024", seed=3),
                  client_id=client_id)["job"]

@@ -132,6 +132,10 @@ SETTINGS: dict[str, Setting] = {
                 "Which requestedSettings of media-generation jobs the client's administrators may change: standard "
                 "(the preset's settings; only seed) or flexible (also aspectRatio and a video's durationSeconds).",
                 choices=("standard", "flexible")),
+        Setting("mediaGeneration.maxActiveJobs", "int", 3,
+                "Media-generation jobs the client may have queued or running at once; creating or retrying one more "
+                "answers 429. The worker runs 4 jobs at once for all clients: at 3 or less, one client never holds "
+                "all of them.", minimum=1, maximum=20),
         Setting("wellnessChat.requestsPerMinute", "int", 20,
                 "Wellness-chat and /api/openai/ requests per minute per user.", minimum=1),
         Setting("wellnessChat.monthlyTokenBudget", "int", 2_000_000,

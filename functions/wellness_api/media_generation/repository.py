@@ -7,6 +7,10 @@ Firestore layout:
     clients/{clientId}/mediaGenerationActivity/{day}_{shard}
                                                   daily counters (core.rollups): jobs created, available,
                                                   failed, billed per billing preset, vendor cost
+    clients/{clientId}/mediaJobAdmission/active   written by every commit that makes a job queued (create,
+                                                  retry), with the precondition that it is unchanged since
+                                                  read: two admissions racing for the client's last place
+                                                  cannot both commit (service.admit)
 Cloud Storage (default bucket):
     clients/{clientId}/media-library/{assetId}.{png|mp4}
 """
@@ -18,9 +22,11 @@ from google.cloud import firestore
 from ..core import firebase, storage, tenancy, transactions
 from ..core.rollups import DailyCounters
 from ..core.transactions import NOT_SEEN, Seen
+from .models import QUEUED, RUNNING
 
 JOBS = "mediaJobs"
 ASSETS = "mediaAssets"
+ADMISSION = "mediaJobAdmission"
 ACTIVITY = DailyCounters("mediaGenerationActivity")
 ACTIVITY_GROUP = "mediaGeneration"
 LIBRARY = "media-library"
@@ -48,6 +54,28 @@ def read_job(client_id: str, job_id: str) -> Seen:
     return transactions.read(job_ref(client_id, job_id)) if tenancy.valid_id(job_id) else NOT_SEEN
 
 
+def read_admission(client_id: str) -> Seen:
+    return transactions.read(tenancy.client_ref(client_id).collection(ADMISSION).document("active"))
+
+
+def _admit(batch, client_id: str, admission: Seen, moment) -> None:
+    """Change the admission marker in `batch`, only if it is still as read (created if it was not there)."""
+    ref = tenancy.client_ref(client_id).collection(ADMISSION).document("active")
+    if admission.update_time is None:
+        batch.create(ref, {"admittedAt": moment})
+    else:
+        batch.update(ref, {"admittedAt": moment}, option=transactions.unchanged(admission))
+
+
+def count_active(client_id: str, now) -> int:
+    """Jobs queued, or running under a live lease (two count() aggregations; a running job whose lease ran
+    out has lost its worker and holds no place until a delivery or a retry takes it over)."""
+    queued = jobs(client_id).where(filter=firestore.FieldFilter("status", "==", QUEUED))
+    running = jobs(client_id).where(filter=firestore.FieldFilter("status", "in", list(RUNNING))).where(
+        filter=firestore.FieldFilter("leaseUntil", ">", now))
+    return sum(int(query.count().get()[0][0].value) for query in (queued, running))
+
+
 def read_asset(client_id: str, asset_id: str) -> dict | None:
     snap = asset_ref(client_id, asset_id).get()
     return snap.to_dict() if snap.exists else None
@@ -56,10 +84,11 @@ def read_asset(client_id: str, asset_id: str) -> dict | None:
 # ---------------------------------------------------------------------------------------- writes
 
 
-def create_job(client_id: str, job: dict, counts: dict[str, int]) -> None:
-    """The new job and its creation counters, in one commit."""
+def create_job(client_id: str, job: dict, counts: dict[str, int], admission: Seen) -> None:
+    """The new job, its creation counters and the admission marker, in one commit."""
     batch = firebase.db().batch()
     batch.create(job_ref(client_id, job["jobId"]), job)
+    _admit(batch, client_id, admission, job["createdAt"])
     ACTIVITY.add(client_id, ACTIVITY_GROUP, counts, moment=job["createdAt"], within=batch)
     batch.commit()
 
@@ -70,10 +99,13 @@ def put_job(client_id: str, job: dict) -> None:
 
 
 def update_job(client_id: str, job_id: str, seen: Seen, fields: dict, *, counts: dict | None = None,
-               asset: dict | None = None, attach_asset: dict | None = None) -> None:
-    """Change a job only if it is still as `seen`; counters and library records in the same commit."""
+               asset: dict | None = None, attach_asset: dict | None = None, admission: Seen | None = None) -> None:
+    """Change a job only if it is still as `seen`; counters, library records and the admission marker (a job
+    queued again) in the same commit."""
     batch = firebase.db().batch()
     batch.update(job_ref(client_id, job_id), fields, option=transactions.unchanged(seen))
+    if admission is not None:
+        _admit(batch, client_id, admission, fields.get("updatedAt"))
     if counts:
         ACTIVITY.add(client_id, ACTIVITY_GROUP, counts, within=batch)
     if asset is not None:

@@ -22,6 +22,9 @@ ADMIN_ERRORS = (
 )
 NOT_FOUND = error(404, "Job not found (unknown, deleted, or another client's).")
 BUSY = error(503, "The job was changed by too many requests at once; retry.")
+AT_CAPACITY = error(429, "The client already has mediaGeneration.maxActiveJobs jobs (default 3) queued or running; "
+                         "retry after Retry-After seconds, once one of them is available or failed.",
+                    headers=("Retry-After",))
 EXAMPLE = {
     "mediaType": "image", "module": "aiMove", "targetType": "exercise", "targetEntityId": "squat",
     "promptPreset": "image-exercise-thumbnail",
@@ -36,7 +39,8 @@ CREATE_DESCRIPTION = (
     "requestedSettings are honoured for platform administrators and filtered by the client's policy "
     "(mediaGeneration.policy) for others, with a warning for each key not applied. referenceImages must be public "
     "https URLs; the worker fetches them with SSRF protections. 202 when the job was saved but could not be "
-    "queued: it is returned failed, and POST retry queues it again."
+    "queued: it is returned failed, and POST retry queues it again. 429 (with Retry-After) when the client already "
+    "has mediaGeneration.maxActiveJobs jobs queued or running."
 )
 
 
@@ -69,7 +73,8 @@ def _routes(prefix: str, suffix: str, summary_note: str, create_body, example, s
               example=example, responses={201: MediaJobQueued, 202: MediaJobQueued},
               errors=[*ADMIN_ERRORS, error(400, "Validation failed: a missing or malformed field, a mediaType "
                                                 "that is not the preset's, an unsafe reference image URL, or "
-                                                "requestedSettings that contradict themselves."), BUSY])
+                                                "requestedSettings that contradict themselves."), AT_CAPACITY,
+                      BUSY])
     @_endpoint("create_job", suffix)
     def create_job():
         principal, client = _client()
@@ -128,7 +133,7 @@ def _routes(prefix: str, suffix: str, summary_note: str, create_body, example, s
                           "finishes, and earlier results stay in the media library. 202 when it could not be "
                           "queued (the job is failed again).",
               security=[ID_TOKEN], query=ClientQuery, responses={200: MediaJobQueued, 202: MediaJobQueued},
-              errors=[*ADMIN_ERRORS, NOT_FOUND, error(409, "The job is queued or running."), BUSY],
+              errors=[*ADMIN_ERRORS, NOT_FOUND, error(409, "The job is queued or running."), AT_CAPACITY, BUSY],
               sample_values={"jobId": samples["job"]})
     @_endpoint("retry_job", suffix)
     def retry_job(job_id: str):

@@ -40,6 +40,10 @@ NOT_AVAILABLE = "Only an available job can be attached; this job is {status}."
 QUEUE_FAILED = "The job was saved but could not be queued ({reason}); retry it."
 CONTENTION = ApiError(503, "The job is being changed by another request; retry shortly.")
 MAX_SCANNED = 2000  # jobs one text-search page examines at most
+MAX_ACTIVE_SETTING = "mediaGeneration.maxActiveJobs"
+TOO_MANY_ACTIVE = ("This client already has {limit} media-generation jobs queued or running, its limit "
+                   "(mediaGeneration.maxActiveJobs); retry once one of them is available or failed.")
+RETRY_AFTER_SECONDS = 30  # a local image takes seconds, a vendor's video minutes
 
 
 
@@ -99,10 +103,30 @@ RESULT_FIELDS = {"providerGenerationId": None, "providerCostUsd": None, "hostedV
 # ------------------------------------------------------------------------------------ create
 
 
+def admit(client: Client) -> transactions.Seen:
+    """The admission marker as read, when the client has a place for one more queued job; 429 otherwise.
+
+    The marker is read BEFORE the jobs are counted, and the commit that queues the job changes it only if it is
+    still as read. So of two requests racing for the last place, the later commit fails and re-counts, and its
+    count sees the other's job (Firestore queries are strongly consistent): no overshoot. The count leaves out
+    running jobs whose lease has run out; one that a later delivery takes over counts again without admission,
+    which is the only way the cap can be exceeded (by such jobs only)."""
+    admission = repo.read_admission(client.client_id)
+    limit = client.setting(MAX_ACTIVE_SETTING)
+    if repo.count_active(client.client_id, clock.now()) >= limit:
+        raise ApiError(429, TOO_MANY_ACTIVE.format(limit=limit), headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+    return admission
+
+
 def create_job(client: Client, principal: Principal, body: CreateJobBody) -> tuple[int, dict]:
-    """(201, {job, execution}) once queued; (202, the same with the job failed) when queueing failed."""
+    """(201, {job, execution}) once queued; (202, the same with the job failed) when queueing failed; 429 when the
+    client already has mediaGeneration.maxActiveJobs jobs queued or running."""
     job = new_job(client, principal, body)
-    repo.create_job(client.client_id, job, {"created": 1, f"created_{job['mediaType']}": 1})
+
+    def attempt() -> None:
+        repo.create_job(client.client_id, job, {"created": 1, f"created_{job['mediaType']}": 1}, admit(client))
+
+    transactions.optimistic(attempt, contention_error=CONTENTION)
     return _hand_to_queue(client.client_id, job, job["execution"]["queueEventId"], success=201)
 
 
@@ -238,9 +262,10 @@ def retry_job(client: Client, job_id: str) -> tuple[int, dict]:
         stalled = job["status"] in RUNNING and _lease_expired(job)
         if job["status"] not in RETRYABLE and not stalled:
             raise ApiError(409, NOT_RETRYABLE.format(status=job["status"]))
+        admission = admit(client)  # neither a finished job nor a stalled one holds a place until now
         fields = {**RESULT_FIELDS, "status": QUEUED, "execution": execution(event), "leaseId": None,
                   "leaseUntil": None, "updatedAt": clock.now()}
-        repo.update_job(client.client_id, job_id, seen, fields, counts={"retried": 1})
+        repo.update_job(client.client_id, job_id, seen, fields, counts={"retried": 1}, admission=admission)
         return {**job, **fields}
 
     job = transactions.optimistic(attempt, contention_error=CONTENTION)
