@@ -139,3 +139,21 @@ def test_a_video_on_the_legacy_path_without_a_media_type_is_generated_as_an_mp4(
     # Both paths serve the same jobs.
     current = api("GET", f"{JOBS}/{job_id}", headers=admin)
     assert current.status_code == 200 and current.json() == done
+
+
+def test_a_client_at_its_cap_of_active_jobs_is_told_429_while_another_client_is_served(api, tenant, other_tenant):
+    """mediaGeneration.maxActiveJobs through Hosting: the refusal's status, envelope and Retry-After as documented."""
+    from tests.media_generation.conftest import store_job  # a running job under a live lease: it holds the place
+
+    tenant.configure(MODULE_ON, "mediaGeneration.maxActiveJobs=1")
+    other_tenant.configure(MODULE_ON)
+    store_job(tenant, "processing")
+    refused = api("POST", JOBS, headers=tenant.admin.headers, json=IMAGE)
+    assert refused.status_code == 429, refused.text
+    assert refused.headers["Retry-After"] == "30"
+    assert refused.json() == {"error": "This client already has 1 media-generation jobs queued or running, its limit "
+                                       "(mediaGeneration.maxActiveJobs); retry once one of them is available or "
+                                       "failed."}
+    served = api("POST", JOBS, headers=other_tenant.admin.headers, json=IMAGE)
+    assert served.status_code == 201, served.text
+    wait_until_done(api, other_tenant.admin.headers, f"{JOBS}/{served.json()['job']['jobId']}")
