@@ -90,3 +90,16 @@ def test_membership_tiers_keep_their_message_and_alphabet():
     for name in ("a:b", "a/b"):
         with pytest.raises(SettingError, match="is not a name"):
             parse_assignment(f"lessons.membershipTiers={name}")
+
+
+@pytest.mark.parametrize(("key", "default", "top"), [
+    ("wellnessChat.maxCompletionTokens", 4096, 32_768), ("wellnessChat.maxN", 4, 16),
+    ("wellnessChat.maxConcurrentPerUser", 2, 20), ("wellnessChat.maxConcurrentPerClient", 20, 200),
+])
+def test_the_caps_on_shared_work_have_a_default_a_floor_and_a_ceiling(key, default, top):
+    assert settings.get({}, key) == default
+    assert parse_assignment(f"{key}={top}") == (key, top)
+    for text, message in ((str(top + 1), f"{key} must be at most {top}"), ("0", f"{key} must be at least 1")):
+        with pytest.raises(SettingError) as caught:
+            parse_assignment(f"{key}={text}")
+        assert str(caught.value) == message

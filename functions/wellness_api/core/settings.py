@@ -144,6 +144,17 @@ SETTINGS: dict[str, Setting] = {
         Setting("wellnessChat.models", "list", [],
                 "Comma-separated models the /api/openai/ proxy accepts for the client; empty: the platform's "
                 "configured model only (local when no LLM is configured).", name_chars="._-:/"),
+        Setting("wellnessChat.maxCompletionTokens", "int", 4096,
+                "Completion tokens one model answer may produce (the proxy's max_tokens / max_completion_tokens, "
+                "sent as max_completion_tokens when the caller gives neither; the chat's every answer). A request's "
+                "budget reservation counts this many per choice.", minimum=1, maximum=32_768),
+        Setting("wellnessChat.maxN", "int", 4,
+                "Choices (the proxy's `n`) one chat-completions request may ask for.", minimum=1, maximum=16),
+        Setting("wellnessChat.maxConcurrentPerUser", "int", 2,
+                "Wellness-chat turns and /api/openai/ requests of one user running at once.", minimum=1, maximum=20),
+        Setting("wellnessChat.maxConcurrentPerClient", "int", 20,
+                "Wellness-chat turns and /api/openai/ requests of the client's users running at once.", minimum=1,
+                maximum=200),
         Setting("lessons.membershipTiers", "list", [],
                 "Comma-separated membership tiers offered in the B2B lesson catalog (allTiers), in display order."),
     ]
