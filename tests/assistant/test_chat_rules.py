@@ -156,9 +156,14 @@ def test_another_clients_conversation_is_404(http, chatter, other_tenant, local)
     assert repo.get_conversation(other_tenant.client_id, elsewhere)["messageCount"] == 2
 
 
-@pytest.mark.parametrize("conversation_id", ["unknown-id", "", "a/b", "..", "x" * 1600])
+@pytest.mark.parametrize("conversation_id", ["unknown-id", "", "a/b", "..", "x" * 64])
 def test_an_unknown_or_invalid_conversation_id_is_404(http, chatter, local, conversation_id):
     assert_error(chat(http, chatter.player, conversationId=conversation_id), 404, NOT_FOUND)
+
+
+def test_a_conversation_id_longer_than_any_is_400(http, chatter, local):
+    assert_error(chat(http, chatter.player, conversationId="x" * 65), 400,
+                 "Invalid field conversationId: String should have at most 64 characters.")
 
 
 def test_a_continued_conversation_sends_its_history_and_the_system_prompt_in_its_locale(http, chatter, upstream):

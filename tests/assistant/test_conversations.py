@@ -106,9 +106,11 @@ def test_an_invalid_start_after_is_400(http, chatter, other_tenant):
     theirs, _ = say(http, chatter.admin)
     other_tenant.configure("modules.wellnessChat=true")
     elsewhere, _ = say(http, other_tenant.player)
-    for cursor in ("unknown", theirs, elsewhere, "a/b", "..", "x" * 1600):
+    for cursor in ("unknown", theirs, elsewhere, "a/b", "..", "x" * 64):
         response = http.get(CONVERSATIONS, query_string={"startAfter": cursor}, headers=chatter.player.headers)
         assert_error(response, 400, INVALID_CURSOR)
+    response = http.get(CONVERSATIONS, query_string={"startAfter": "x" * 65}, headers=chatter.player.headers)
+    assert_error(response, 400, "Invalid field startAfter: String should have at most 64 characters.")
     assert ids(listing(http, chatter.player, f"?startAfter={mine}")) == []
 
 

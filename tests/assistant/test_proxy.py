@@ -96,7 +96,7 @@ def test_a_completion_passes_through_unchanged_with_the_platforms_key(proxy_http
     [request] = upstream.requests
     assert request["path"] == "/v1/chat/completions"
     assert request["authorization"] == f"Bearer {fake.KEY}"
-    assert request["body"] == sent
+    assert request["body"] == {**sent, "max_completion_tokens": 4096}  # the client's cap, as no max was given
     assert chatter.player.token not in json.dumps(upstream.requests)
     record = usage_record(chatter, response)
     assert record["kind"] == "proxy.chat" and record["model"] == FAKE_MODEL and record["outcome"] == "completed"
@@ -326,11 +326,10 @@ def test_a_long_conversation_fits_up_to_1000_messages_and_4_mib(proxy_http, chat
     ({"model": "local", "messages": []},
      "Invalid field messages: List should have at least 1 item after validation, not 0.", "messages"),
     ({"model": "local", "messages": [{"role": "user", "content": "hi"}, {"role": "robot", "content": "beep"}]},
-     "Invalid field messages: Value error, messages[1].role must be one of: system, developer, user, assistant, tool.",
-     "messages"),
-    ({"model": "local", "messages": [{"content": "no role"}]},
-     "Invalid field messages: Value error, messages[0].role must be one of: system, developer, user, assistant, tool.",
-     "messages"),
+     "Invalid field messages.1.role: Input should be 'system', 'developer', 'user', 'assistant' or 'tool'.",
+     "messages.1.role"),
+    ({"model": "local", "messages": [{"content": "no role"}]}, "Missing required field: messages.0.role.",
+     "messages.0.role"),
     ({"model": "local", "messages": QUESTION, "stream": "yes"}, "Invalid field stream: Input should be a valid boolean.",
      "stream"),
 ])
@@ -511,13 +510,24 @@ def test_local_embeddings_as_base64_with_dimensions_and_a_list(proxy_http, chatt
 @pytest.mark.parametrize(("sent", "message"), [
     ({"input": [1, 2, 3]}, "The local model embeds text: input must be a string or an array of strings."),
     ({"input": [[1, 2], [3]]}, "The local model embeds text: input must be a string or an array of strings."),
-    ({"input": "x", "dimensions": 0}, "dimensions must be an integer from 1 to 3072."),
-    ({"input": "x", "encoding_format": "hex"}, "encoding_format must be float or base64."),
 ])
 def test_local_embeddings_refuse_what_they_cannot_embed(proxy_http, chatter, sent, message):
     response = proxy_http.post(EMBEDDINGS, json={"model": "local", **sent}, headers=chatter.player.headers)
     assert response.status_code == 400
     assert response.json == openai_error(message, code="invalid_request")
+    assert usage_record(chatter, response) is None
+
+
+@pytest.mark.parametrize(("sent", "message", "param"), [
+    ({"input": "x", "dimensions": 0}, "Invalid field dimensions: Input should be greater than or equal to 1.",
+     "dimensions"),
+    ({"input": "x", "encoding_format": "hex"}, "Invalid field encoding_format: Input should be 'float' or 'base64'.",
+     "encoding_format"),
+])
+def test_embeddings_parameters_are_checked_before_any_work(proxy_http, chatter, sent, message, param):
+    response = proxy_http.post(EMBEDDINGS, json={"model": "local", **sent}, headers=chatter.player.headers)
+    assert response.status_code == 400
+    assert response.json == openai_error(message, param=param, code="invalid_request")
     assert usage_record(chatter, response) is None
 
 

@@ -140,3 +140,20 @@ def test_the_openai_sdk_through_hosting(chatter):
     with (openai.OpenAI(base_url=PROXY, api_key="not-a-token", max_retries=0, timeout=60) as client,
           pytest.raises(openai.AuthenticationError)):
         client.models.list()
+
+
+def test_the_proxys_limits_through_hosting_with_the_sdk(chatter):
+    """OpenAI's embeddings limit, a parameter outside the allow-list and a per-client cap, through Hosting: the
+    SDK's BadRequestError with the parameter named."""
+    with openai.OpenAI(base_url=PROXY, api_key=chatter.player.token, max_retries=0, timeout=60) as client:
+        with pytest.raises(openai.BadRequestError) as caught:
+            client.embeddings.create(model="local", input=["balance"] * 2049)
+        assert caught.value.param == "input"
+        assert caught.value.body["message"] == "Invalid field input: at most 2048 inputs per request, not 2049."
+        with pytest.raises(openai.BadRequestError) as caught:
+            client.chat.completions.create(model="local", messages=QUESTION, store=True)
+        assert caught.value.param == "store"
+        with pytest.raises(openai.BadRequestError) as caught:
+            client.chat.completions.create(model="local", messages=QUESTION, n=5)
+        assert caught.value.param == "n"
+        assert len(client.chat.completions.create(model="local", messages=QUESTION, n=4).choices) == 1  # local: one

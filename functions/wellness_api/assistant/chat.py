@@ -1,12 +1,13 @@
 """One turn of the wellness chat, streamed as Server-Sent Events while the model produces it.
 
-prepare() does everything that can refuse the request (identity, module, rate, budget, conversation, the model's
-first answer) before the response starts, so those errors are plain JSON with their status. The stream then relays
-the model's text as `delta` events the moment each chunk arrives, runs the tools the model calls (`tool` events,
-started and finished), and ends with `done` (conversationId, usage) or `error`. Whatever way it ends (done, an
-upstream failure, a cut stream, the client gone), the turn is saved with what was said and its usage is recorded:
-the model's count from the final usage chunk (stream_options.include_usage), else an estimate. A client that
-disconnects closes the response, which closes the upstream request.
+prepare() does everything that can refuse the request (identity, module, rate, conversation, concurrency slots, the
+budget's reservation for the first answer, the model's first answer) before the response starts, so those errors
+are plain JSON with their status. The stream then relays the model's text as `delta` events the moment each chunk
+arrives, runs the tools the model calls (`tool` events, started and finished), and ends with `done`
+(conversationId, usage) or `error`. Whatever way it ends (done, an upstream failure, a cut stream, the client
+gone), the turn is saved with what was said and its usage is recorded: the model's count from the final usage chunk
+(stream_options.include_usage), else an estimate. A client that disconnects closes the response, which closes the
+upstream request.
 """
 
 import dataclasses
@@ -61,13 +62,14 @@ class Turn:
     model: ChatModel
     offered: list[tools.Tool]
     request_id: str
+    admission: metering.Admission | None = None  # slots and budget reservation, held until the turn ends
 
 
 def prepare(principal, client: Client, body: models.WellnessChatBody, request_id: str,
             new_conversation_id: str | None = None) -> Turn:
     """The turn, once the caller is admitted (rate, budget) and the conversation is theirs and has room.
     `new_conversation_id`: the id of a new conversation (the demo seeder's fixed one), else a random one."""
-    metering.admit(client, principal.uid)
+    metering.check_rate(client, principal.uid)
     if body.conversationId is not None:
         stored = own_conversation(client, principal.uid, body.conversationId)
         if stored.get("messageCount", 0) + 2 > MAX_CONVERSATION_MESSAGES:
@@ -85,16 +87,24 @@ def prepare(principal, client: Client, body: models.WellnessChatBody, request_id
     messages += [{"role": m["role"], "content": m.get("content") or ""} for m in history]
     messages.append({"role": "user", "content": body.message})
     model = registry.model_for(registry.default_model())
-    return Turn(client, principal.uid, locale, conversation_id, new, body.message, messages, model,
+    turn = Turn(client, principal.uid, locale, conversation_id, new, body.message, messages, model,
                 tools.offered(client), request_id)
+    turn.admission = metering.hold(client, principal.uid, estimate(_request(turn, with_tools=True)))
+    return turn
 
 
 def _request(turn: Turn, with_tools: bool) -> dict[str, Any]:
     body: dict[str, Any] = {"model": turn.model.name, "messages": turn.messages, "stream": True,
-                            "stream_options": {"include_usage": True}}
+                            "stream_options": {"include_usage": True},
+                            "max_completion_tokens": int(turn.client.setting("wellnessChat.maxCompletionTokens"))}
     if with_tools and turn.offered:
         body["tools"] = [tool.definition() for tool in turn.offered]
     return body
+
+
+def estimate(request: dict[str, Any]) -> int:
+    """The most one model answer may cost: its prompt (estimated) and every completion token it may produce."""
+    return tokens.estimate_messages(request["messages"], request.get("tools")) + request["max_completion_tokens"]
 
 
 def open_first(turn: Turn) -> tuple[Stream, dict[str, Any]]:
@@ -103,7 +113,11 @@ def open_first(turn: Turn) -> tuple[Stream, dict[str, Any]]:
     try:
         return turn.model.open_stream(request), request
     except UpstreamError as exc:
+        turn.admission.close(0)
         raise upstream_failure(exc) from None
+    except BaseException:
+        turn.admission.close(0)
+        raise
 
 
 @dataclasses.dataclass
@@ -173,6 +187,11 @@ class Run:
                     yield sse.event("tool", {"name": call["name"], "status": "finished"})
             # The last round offers no tools: the model answers with what it has read.
             self.request = _request(self.turn, with_tools=round_number + 1 < MAX_TOOL_ROUNDS)
+            # Each further answer reserves its own cost: a turn never runs past a used-up budget.
+            if not self.turn.admission.reservation.add(estimate(self.request)):
+                self.outcome = "failed"
+                yield from self._save_then(sse.event("error", {"error": metering.budget_used(self.turn.client).message}))
+                return
             try:
                 self.stream = self.turn.model.open_stream(self.request)
             except UpstreamError as exc:
@@ -250,6 +269,7 @@ class Run:
             self.stream = None
         if not self.saved:
             self._save()
+        self.turn.admission.close(self.usage.total)
         log.info("assistant turn", requestId=self.turn.request_id, clientId=self.turn.client.client_id,
                  outcome=self.outcome, tools=self.tools_used, promptTokens=self.usage.prompt_tokens,
                  completionTokens=self.usage.completion_tokens, estimated=self.usage.estimated,

@@ -1,7 +1,9 @@
 """The OpenAI-compatible proxy: chat completions (streamed or not), embeddings and the model list, for signed-in
 members of a client with the wellness chat on.
 
-The caller's body goes to the provider as it is, with the platform's key (the caller's credential is their ID
+The caller's body goes to the provider as it is (its parameters are an allow-list: models.ChatCompletionsBody and
+models.EmbeddingsBody refuse any other; `n` and the max tokens within the client's caps, and max_completion_tokens
+set to the client's cap when the caller gives no max), with the platform's key (the caller's credential is their ID
 token, never forwarded). A streamed answer is relayed event by event, each the moment it is complete; the final
 usage chunk is always requested (stream_options.include_usage) so that usage is metered, and it is passed on only
 when the caller asked for it. Every request records its usage, estimated when the provider gave none.
@@ -15,8 +17,9 @@ from typing import Any
 from ..core import clock
 from ..core import logging as log
 from ..core.errors import ApiError
+from ..core.http import BodyError
 from ..core.tenancy import Client
-from . import metering, sse, tokens
+from . import metering, models, sse, tokens
 from . import repository as repo
 from .providers import registry
 from .providers.base import ChatModel, Stream, StreamCut, UpstreamError
@@ -58,6 +61,40 @@ def models_list(client: Client) -> dict[str, Any]:
                                        for name in allowed_models(client)]}
 
 
+ABOVE_CAP = ("Invalid '{name}': integer above maximum value. Expected a value <= {cap} (the client's {setting}), "
+             "but got {value} instead.")
+
+
+def bounded(client: Client, body: dict[str, Any]) -> dict[str, Any]:
+    """The chat-completions body to forward: `n` and the max tokens within the client's caps (else a 400 naming
+    the parameter, as OpenAI refuses a value above its maximum), and max_completion_tokens at the cap when the
+    caller set no max, so that every answer, and the request's reservation, is bounded."""
+    max_n = int(client.setting("wellnessChat.maxN"))
+    cap = int(client.setting("wellnessChat.maxCompletionTokens"))
+    if body.get("n") is not None and body["n"] > max_n:
+        raise BodyError(ABOVE_CAP.format(name="n", cap=max_n, setting="wellnessChat.maxN", value=body["n"]), field="n")
+    for name in ("max_tokens", "max_completion_tokens"):
+        if body.get(name) is not None and body[name] > cap:
+            raise BodyError(ABOVE_CAP.format(name=name, cap=cap, setting="wellnessChat.maxCompletionTokens",
+                                             value=body[name]), field=name)
+    if body.get("max_tokens") is None and body.get("max_completion_tokens") is None:
+        return {**body, "max_completion_tokens": cap}
+    return body
+
+
+def chat_estimate(body: dict[str, Any]) -> int:
+    """What a bounded chat-completions request may cost: its prompt (estimated) and every completion token of
+    every choice."""
+    most = max(body.get("max_tokens") or 0, body.get("max_completion_tokens") or 0)
+    return tokens.estimate_messages(body["messages"], body.get("tools")) + (body.get("n") or 1) * most
+
+
+def embeddings_estimate(body: dict[str, Any]) -> int:
+    value = body["input"]
+    items = [value] if isinstance(value, str) or isinstance(value[0], int) else value
+    return sum(models.input_size(item) for item in items)
+
+
 class ProviderFault(ApiError):
     """A fault of the caller's own request as the provider judged it, in the provider's words (its code and param)."""
 
@@ -94,29 +131,35 @@ def _record(client: Client, uid: str, request_id: str, kind: str, model: str, us
         log.error(f"assistant proxy usage not recorded: {type(exc).__name__}: {exc}", requestId=request_id)
 
 
-def complete(client: Client, uid: str, request_id: str, model: ChatModel, body: dict[str, Any]) -> dict:
+def complete(client: Client, uid: str, request_id: str, model: ChatModel, body: dict[str, Any],
+             admission: metering.Admission) -> dict:
     try:
         answer = model.complete(body)
     except UpstreamError as exc:
+        admission.close(0)
         raise provider_failure(exc) from None
     usage = metering.Usage()
     message_text = json.dumps([c.get("message") for c in answer.get("choices") or [] if isinstance(c, dict)],
                               ensure_ascii=False)
     usage.add(_reported(answer), tokens.estimate_messages(body["messages"], body.get("tools")),
               tokens.estimate(message_text))
+    admission.close(usage.total)
     _record(client, uid, request_id, "proxy.chat", model.name, usage, "completed")
     return answer
 
 
-def embed(client: Client, uid: str, request_id: str, model: ChatModel, body: dict[str, Any]) -> dict:
+def embed(client: Client, uid: str, request_id: str, model: ChatModel, body: dict[str, Any],
+          admission: metering.Admission) -> dict:
     try:
         answer = model.embed(body)
     except UpstreamError as exc:
+        admission.close(0)
         raise provider_failure(exc) from None
     usage = metering.Usage()
     text = body["input"] if isinstance(body["input"], str) else json.dumps(body["input"], ensure_ascii=False)
     reported = _reported(answer)
     usage.add({"completion_tokens": 0, **reported} if reported else None, tokens.estimate(text), 0)
+    admission.close(usage.total)
     _record(client, uid, request_id, "proxy.embeddings", model.name, usage, "completed")
     return answer
 
@@ -133,7 +176,7 @@ def open_stream(model: ChatModel, body: dict[str, Any]) -> tuple[Stream, bool]:
 
 
 def relay(client: Client, uid: str, request_id: str, body: dict[str, Any], model: ChatModel, stream: Stream,
-          wants_usage: bool) -> Iterator[bytes]:
+          wants_usage: bool, admission: metering.Admission) -> Iterator[bytes]:
     """The provider's events as they complete; usage recorded at the end, however the stream ended."""
     splitter = sse.EventSplitter()
     reported: dict | None = None
@@ -176,6 +219,7 @@ def relay(client: Client, uid: str, request_id: str, body: dict[str, Any], model
         usage = metering.Usage()
         usage.add(reported, tokens.estimate_messages(body["messages"], body.get("tools")),
                   tokens.estimate("".join(produced)))
+        admission.close(usage.total)
         _record(client, uid, request_id, "proxy.chat", model.name, usage, outcome)
         log.info("assistant proxy stream", requestId=request_id, clientId=client.client_id, outcome=outcome,
                  promptTokens=usage.prompt_tokens, completionTokens=usage.completion_tokens,

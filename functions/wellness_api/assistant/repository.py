@@ -3,7 +3,8 @@
 clients/{clientId}/assistantConversations/{conversationId}              a user's conversation
 clients/{clientId}/assistantConversations/{conversationId}/messages/{n}  its messages, n = 000001, 000002, ...
 clients/{clientId}/assistantUsage/{requestId}                            one record per chat or proxy request
-clients/{clientId}/assistantTokens/{YYYY-MM}_{shard}                     tokens used in a month (the budget)
+clients/{clientId}/assistantTokens/{YYYY-MM}_{shard}                     tokens used in a month (usage records)
+clients/{clientId}/assistantTokens/{YYYY-MM}_budget                      the month's budget ledger (reserved + settled)
 clients/{clientId}/assistantActive/{uid}                                 the user's last active day (activeUsers)
 clients/{clientId}/assistantActivity/{YYYY-MM-DD}_{shard}                daily rollup for analytics (core.rollups)
 """
@@ -42,6 +43,10 @@ def message_ref(client_id: str, conversation_id: str, index: int):
 
 def month_of(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m")
+
+
+def ledger_ref(client_id: str, month: str):
+    return tenancy.client_ref(client_id).collection(TOKENS).document(f"{month}_budget")
 
 
 def token_refs(client_id: str, month: str) -> list:
@@ -91,7 +96,22 @@ def tokens_used(client_id: str, month: str) -> int:
     return sum(int((snap.to_dict() or {}).get("tokens", 0)) for snap in snaps if snap.exists)
 
 
+def ledger_tokens(client_id: str, month: str) -> int:
+    snap = ledger_ref(client_id, month).get()
+    return int((snap.to_dict() or {}).get("tokens", 0)) if snap.exists else 0
+
+
 # ------------------------------------------------------------------------------------------ writes
+
+
+def add_to_ledger(client_id: str, month: str, tokens: int) -> int:
+    """Add `tokens` (negative: give back) to the month's ledger in one write; the ledger's new total.
+
+    A server-side increment whose commit returns the new value: concurrent requests each see every reservation
+    committed before theirs, with no read and nothing to abort (one document per client and month: it takes a
+    request's two writes, reserve and settle)."""
+    result = ledger_ref(client_id, month).set({"month": month, "tokens": firestore.Increment(tokens)}, merge=True)
+    return int(result.transform_results[0].integer_value)
 
 
 def _add_usage(writer, client_id: str, record: dict[str, Any], now: dt.datetime) -> None:

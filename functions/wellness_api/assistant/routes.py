@@ -30,11 +30,14 @@ STREAM_HEADERS = {"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering"
 
 UNAUTHORIZED = error(401, "Missing, invalid or expired ID token, or a disabled user.")
 MODULE_OFF = error(403, "The wellness chat is not enabled for the caller's client.")
-RATE_LIMITED = error(429, "Too many requests of the user (wellnessChat.requestsPerMinute; Retry-After and "
-                          "retryAfterSeconds say when to retry), or the client's monthly token budget is used up "
+RATE_LIMITED = error(429, "Too many requests of the user (wellnessChat.requestsPerMinute), or too many running at "
+                          "once for the user or the client (wellnessChat.maxConcurrentPerUser, "
+                          "wellnessChat.maxConcurrentPerClient); Retry-After and retryAfterSeconds say when to retry; "
+                          "or the client's monthly token budget is used up "
                           "(wellnessChat.monthlyTokenBudget).", model=ChatRefused, headers=[openapi.RETRY_AFTER])
-PROXY_RATE_LIMITED = error(429, "Too many requests of the user (rate_limit_exceeded, with Retry-After), or the "
-                                "client's monthly token budget is used up (insufficient_quota).",
+PROXY_RATE_LIMITED = error(429, "Too many requests of the user, or too many running at once for the user or the "
+                                "client (rate_limit_exceeded, with Retry-After), or the client's monthly token budget "
+                                "is used up (insufficient_quota).",
                            "rate_limit_exceeded", "insufficient_quota", headers=[openapi.RETRY_AFTER])
 USER_ERRORS = (UNAUTHORIZED, MODULE_OFF)
 NOT_FOUND = error(404, "Conversation not found: unknown, or another user's.")
@@ -84,7 +87,7 @@ def wellness_chat():
     body = http.parse_body(WellnessChatBody)
     turn = chat.prepare(principal, client, body, http.request_id())
     stream, request = chat.open_first(turn)
-    return event_stream(chat.Run(turn, stream, request).events())
+    return _streamed(chat.Run(turn, stream, request).events(), turn.admission, stream)
 
 
 @api.get("/api/wellness-chat/conversations", operation_id="listWellnessChatConversations",
@@ -123,44 +126,71 @@ PROXY_ERRORS = (UNAUTHORIZED, MODULE_OFF, error(404, "The model is not one the c
                                                 "model_not_found"), PROXY_RATE_LIMITED, *PROVIDER_ERRORS)
 
 
-def _proxied(body_model):
-    """The member, their client, the model they name (404 unless allowed) and the body as sent; then the request
-    counts against the user's rate and the client's budget."""
+def _proxied(body_model, bound, estimate):
+    """The member, their client, the model they name (404 unless allowed) and the body to forward (the caller's,
+    bounded by the client's caps); then the request counts against the user's rate, takes its slots and reserves
+    its estimated cost."""
     principal, client = _member()
     body = http.json_object()
     http.validate(body_model, body)  # checked, not rebuilt: the body goes to the provider as sent
+    body = bound(client, body)
     model = proxy.model_for(client, body["model"])
-    metering.admit(client, principal.uid)
-    return principal, client, model, body
+    metering.check_rate(client, principal.uid)
+    admission = metering.hold(client, principal.uid, estimate(body))
+    return principal, client, model, body, admission
+
+
+def _streamed(events, admission: metering.Admission, stream) -> flask.Response:
+    """The event stream; its slots and reservation are given back when the response closes, even if it was never
+    read (a generator that never started runs no `finally`)."""
+    response = event_stream(events)
+    response.call_on_close(stream.close)
+    response.call_on_close(admission.close)
+    return response
 
 
 @proxy_api.post("/api/openai/v1/chat/completions", operation_id="openaiChatCompletions",
                 summary="Chat completions (OpenAI-compatible)",
                 description="OpenAI's chat-completions API: point the openai SDK at `{base_url}/api/openai/v1` with "
                             "the user's ID token as its api_key. With `stream: true` the answer is OpenAI's event "
-                            "stream, relayed as it arrives. Usage is metered and counted against the client's budget.",
+                            "stream, relayed as it arrives. Only the parameters of the schema are accepted; `n` and "
+                            "the max tokens are capped per client (wellnessChat.maxN, "
+                            "wellnessChat.maxCompletionTokens). The request reserves its estimated cost on the "
+                            "client's budget and holds a slot of the user's and the client's concurrent requests "
+                            "while it runs; usage is metered.",
                 security=[ID_TOKEN], sample_as="PLAYER_ID_TOKEN", body=ChatCompletionsBody,
                 example={"model": "local", "messages": [{"role": "user", "content": "What can you do?"}]},
                 responses={200: ChatCompletion}, events="With `stream: true`: OpenAI's chat.completion.chunk events "
                                                         "(`data: {...}`), then `data: [DONE]`.",
                 errors=PROXY_ERRORS)
 def openai_chat_completions():
-    principal, client, model, body = _proxied(ChatCompletionsBody)
-    if body.get("stream") is not True:
-        return proxy.complete(client, principal.uid, http.request_id(), model, body)
-    stream, wants_usage = proxy.open_stream(model, body)
-    return event_stream(proxy.relay(client, principal.uid, http.request_id(), body, model, stream, wants_usage))
+    principal, client, model, body, admission = _proxied(ChatCompletionsBody, proxy.bounded, proxy.chat_estimate)
+    try:
+        if body.get("stream") is not True:
+            return proxy.complete(client, principal.uid, http.request_id(), model, body, admission)
+        stream, wants_usage = proxy.open_stream(model, body)
+    except BaseException:
+        admission.close(0)
+        raise
+    return _streamed(proxy.relay(client, principal.uid, http.request_id(), body, model, stream, wants_usage,
+                                 admission), admission, stream)
 
 
 @proxy_api.post("/api/openai/v1/embeddings", operation_id="openaiEmbeddings", summary="Embeddings (OpenAI-compatible)",
-                description="OpenAI's embeddings API. The local model is a feature-hashing embedding (256 dimensions "
-                            "unless `dimensions` says otherwise).",
+                description="OpenAI's embeddings API, with OpenAI's limits: at most 2,048 inputs, each at most 8,192 "
+                            "tokens, 300,000 tokens in all. The local model is a feature-hashing embedding (256 "
+                            "dimensions unless `dimensions` says otherwise; inputs x dimensions at most 262,144).",
                 security=[ID_TOKEN], sample_as="PLAYER_ID_TOKEN", body=EmbeddingsBody,
                 example={"model": "local", "input": "balance exercises"},
                 responses={200: EmbeddingList}, errors=PROXY_ERRORS)
 def openai_embeddings():
-    principal, client, model, body = _proxied(EmbeddingsBody)
-    return proxy.embed(client, principal.uid, http.request_id(), model, body)
+    principal, client, model, body, admission = _proxied(EmbeddingsBody, lambda _, sent: sent,
+                                                         proxy.embeddings_estimate)
+    try:
+        return proxy.embed(client, principal.uid, http.request_id(), model, body, admission)
+    except BaseException:
+        admission.close(0)
+        raise
 
 
 @proxy_api.get("/api/openai/v1/models", operation_id="openaiModels", summary="List models (OpenAI-compatible)",

@@ -34,6 +34,8 @@ INTENT_TOOLS = {
 MAX_ARGUMENT_CHARS = 200
 EMBEDDING_DIMENSIONS = 256
 MAX_EMBEDDING_DIMENSIONS = 3072
+# Values in one answer (inputs x dimensions): about 6 MB of JSON and a bounded worker's memory at the most.
+MAX_EMBEDDING_VALUES = 262_144
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -257,6 +259,10 @@ class LocalModel:
         dimensions = body.get("dimensions", EMBEDDING_DIMENSIONS)
         if not isinstance(dimensions, int) or isinstance(dimensions, bool) or not 1 <= dimensions <= MAX_EMBEDDING_DIMENSIONS:
             raise UpstreamError(400, f"dimensions must be an integer from 1 to {MAX_EMBEDDING_DIMENSIONS}.")
+        if len(texts) * dimensions > MAX_EMBEDDING_VALUES:
+            raise UpstreamError(400, f"The local model answers at most {MAX_EMBEDDING_VALUES} values (inputs x "
+                                     f"dimensions); {len(texts)} inputs x {dimensions} dimensions is more.",
+                                {"error": {"param": "dimensions", "code": "invalid_request"}})
         encoding = body.get("encoding_format", "float")
         if encoding not in ("float", "base64"):
             raise UpstreamError(400, "encoding_format must be float or base64.")
