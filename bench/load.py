@@ -88,7 +88,8 @@ def _setup(base_url: str) -> World:
         tenant = Tenant(f"load-{uuid.uuid4().hex[:8]}")
         tenant.configure("modules.aiMove=true", "modules.vitalScan=true", "modules.mediaGeneration=true",
                          "modules.wellnessChat=true", "modules.analytics=true", f"vitalScan.points={POINTS}",
-                         "vitalScan.requestsPerMinute=100000", "wellnessChat.requestsPerMinute=100000")
+                         "vitalScan.requestsPerMinute=100000", "wellnessChat.requestsPerMinute=100000",
+                         "mediaGeneration.maxActiveJobs=20")
         players = [tenant.player] + [tenant.add_member("player") for _ in range(PLAYERS - 1)]
         for member in (tenant.admin, *players):
             member.token  # noqa: B018 - sign in now, not inside the timed requests
