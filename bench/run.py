@@ -3,11 +3,14 @@
 1. Cold start: `import main` against a bare `import firebase_admin, firebase_functions`, median of
    fresh interpreters, and proof that serving one area imports no other area.
 2. Firestore reads and writes per api-keys and client-token request.
-(Then each area's own benchmarks, and the Vital Scan engine's accuracy on synthetic traces.)
+(Then each area's own benchmarks, the Vital Scan engine's accuracy on synthetic traces, and the resource probe's
+table: every operation's worst request, its body bytes, peak memory growth and wall time; `--resource-probe`
+runs only that.)
 Last, the load run (bench/load.py): mixed traffic through Hosting at 1, 4, 16 and 64 callers beside GET /api/health,
 then exact checks that nothing was lost or counted twice (a mismatch fails the run).
 """
 
+import argparse
 import contextlib
 import io
 import os
@@ -92,7 +95,15 @@ def round_trips() -> None:
     print("(Auth: admin routes also verify the ID token and check revocation with one Auth lookup.)")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--resource-probe", nargs="*", metavar="OPERATION_ID",
+                        help="run only the resource probe (of the operations matching these globs; none: all)")
+    args = parser.parse_args(argv)
+    if args.resource_probe is not None:
+        from bench import resource_probe
+        resource_probe.main(args.resource_probe)
+        return
     cold_start()
     round_trips()
     from bench import lessons
@@ -115,6 +126,8 @@ def main() -> None:
     assistant.main()
     from bench import analytics
     analytics.main()
+    from bench import resource_probe
+    resource_probe.main()
     from bench import load
     load.main()
     sys.stdout.flush()
