@@ -4,13 +4,21 @@ of the active keys is that small."""
 
 import datetime as dt
 
+import pytest
+
 from support import caps
 from tests.api_keys.test_routes import create, path
 from wellness_api.api_keys import repository as repo
 from wellness_api.api_keys.models import MAX_LABEL_LENGTH
+from wellness_api.api_keys.routes import app
 from wellness_api.api_keys.service import MAX_ACTIVE_KEYS, TOO_MANY_KEYS
 from wellness_api.core import clock, firebase, server_keys
 from wellness_api.openapi import document
+
+
+@pytest.fixture
+def http():
+    return app.test_client()
 
 
 def test_the_openapi_document_bounds_every_api_key_input():

@@ -98,6 +98,9 @@ def test_real_multipart_upload_and_fetching_the_subtitle_back(api, tenant):
         ({"locale": "en"}, None, "Missing file"),
         ({"locale": "en"}, {"file": ("en.srt", VTT, "text/plain")}, "Unsupported file type"),
         ({"locale": "en"}, {"file": ("en.vtt", b"not a subtitle", "text/vtt")}, "The file is not valid WebVTT"),
+        # 5,000 hour digits: int() refused them with ValueError, which was a 500.
+        ({"locale": "en"}, {"file": ("en.vtt", b"WEBVTT\n\n" + b"1" * 5000 + b":00:00.000 --> 00:01.000\nx\n",
+                                     "text/vtt")}, "The file is not valid WebVTT: line 3: invalid cue start time"),
     ]:
         refused = api("POST", url, headers=admin, data=data, files=files)
         assert refused.status_code == 400, refused.text
