@@ -134,7 +134,8 @@ def writes_per_job(tenant) -> None:
     print(f"{'step':45} {'status':>6} {'reads':>6} {'writes':>6}")
     for label, status, reads, writes in rows:
         print(f"{label:45} {status:>6} {reads:>6} {writes:>6}")
-    print("(create: the job and a counter shard; the worker: claim, uploading, and one commit of available, the "
+    print("(create: the admission marker and two count() aggregations of the client's active jobs read; the job, a "
+          "counter shard and the marker written; the worker: claim, uploading, and one commit of available, the "
           "media asset and the counters.)")
 
 
