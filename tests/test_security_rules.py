@@ -58,6 +58,7 @@ FIRESTORE_COLLECTIONS = (
     "clients/{id}/lessons/{id}",
     "clients/{id}/mediaAssets/{id}",
     "clients/{id}/mediaGenerationActivity/{id}",
+    "clients/{id}/mediaJobAdmission/{id}",
     "clients/{id}/mediaJobs/{id}",
     "clients/{id}/usageShards/{id}",
     "clients/{id}/users/{id}",
