@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -383,6 +384,12 @@ class Run:
         env["DEVSTACK_RUN"] = self.id
         # tests/test_logs.py reads what this run's emulators logged (function output, Hosting, Auth, Tasks).
         env["DEVSTACK_EMULATOR_LOG"] = str(log_path)
+        # tests/test_indexes.py checks the shape of every Firestore query this run's code makes (core/query_record.py);
+        # a fresh folder per run, so that a query the code no longer makes is not checked.
+        queries = RUN / "firestore-queries"
+        shutil.rmtree(queries, ignore_errors=True)
+        queries.mkdir(parents=True)
+        env["WELLNESS_FIRESTORE_QUERY_LOG"] = str(queries)
         firebase = ROOT / "node_modules" / ".bin" / "firebase"
         cmd = [str(firebase), *config_args(), *args]
         self.log.write(("$ " + shlex.join(cmd) + "\n").encode())

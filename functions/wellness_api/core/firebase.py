@@ -9,7 +9,7 @@ import functools
 import firebase_admin
 from firebase_admin import credentials
 
-from . import config
+from . import config, query_record
 
 
 class _EmulatorCredential(credentials.Base):
@@ -35,7 +35,11 @@ def app() -> firebase_admin.App:
 def db():
     from firebase_admin import firestore
 
-    return firestore.client(app())
+    client = firestore.client(app())
+    if query_record.enabled():
+        # devstack's stacks only: tests/test_indexes.py checks the recorded queries against firestore.indexes.json.
+        query_record.install(client)
+    return client
 
 
 def auth():
