@@ -194,7 +194,9 @@ def _worst_object(schema: dict[str, Any], shape: Shape, example: dict | None, de
         keys = list(example or {})
         if not (shape.example_only and keys):
             count = _length(schema.get("maxProperties"), UNBOUNDED_PROPERTIES, shape)
-            keys += [f"k{i:03d}" for i in range(count - len(keys))]
+            named = _resolve(schema.get("propertyNames", {}), shape.components).get("enum", [])
+            keys += [k for k in named if k not in keys]  # the names the map admits, then made-up ones
+            keys = keys[:count] + [f"k{i:03d}" for i in range(count - len(keys))]
         for key in keys:
             out[key] = worst(extra, shape, key, (example or {}).get(key), depth)
             if len(json.dumps(out)) > shape.budget:
