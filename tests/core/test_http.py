@@ -1,9 +1,12 @@
 """The shared Flask app: request ids, envelopes, body parsing and the 500 guard."""
 
+import io
 import json
 
+import flask
 import pytest
 from pydantic import BaseModel, ConfigDict
+from werkzeug.test import EnvironBuilder
 
 from wellness_api.core import errors, http
 from wellness_api.core.errors import ApiError
@@ -277,3 +280,46 @@ def test_a_huge_unknown_field_name_is_not_echoed_whole(plain):
     response = plain.post("/echo", data=json.dumps({"name": "a", key: 1}), content_type="application/json")
     assert response.status_code == 400
     assert response.json == {"error": f"Unknown field: {'x' * http.MAX_SHOWN_FIELD}...."}
+
+
+class _CountingInput(io.BytesIO):
+    """A request body that records the largest single read (what a reader held in memory at once)."""
+
+    largest = 0
+
+    def read(self, size=-1):
+        chunk = super().read(size)
+        self.largest = max(self.largest, len(chunk))
+        return chunk
+
+
+def test_a_refused_oversized_body_is_drained_a_chunk_at_a_time(plain):
+    # The functions runtime reads the whole body after every answer; drained, it finds nothing left to hold.
+    app = http.create_app("probe", errors.plain_envelope, max_body_bytes=1024)
+
+    @app.post("/echo")
+    def echo():
+        return http.parse_body(Body).model_dump()
+
+    body = b'{"name": "' + b"x" * (3 << 20) + b'"}'
+    stream = _CountingInput(body)
+    environ = EnvironBuilder(path="/echo", method="POST", input_stream=stream,
+                             content_type="application/json").get_environ()
+    response = http.dispatch(app, flask.Request(environ))
+    assert response.status_code == 413
+    assert stream.read() == b"" and 0 < stream.largest <= 64 << 10
+
+
+def test_a_body_declared_beyond_what_cloud_run_admits_is_not_drained():
+    app = http.create_app("probe", errors.plain_envelope, max_body_bytes=1024)
+
+    @app.post("/echo")
+    def echo():
+        return http.parse_body(Body).model_dump()
+
+    stream = _CountingInput(b"{}")
+    environ = EnvironBuilder(path="/echo", method="POST", input_stream=stream,
+                             content_type="application/json").get_environ()
+    environ["CONTENT_LENGTH"] = str(http.MAX_DRAINED_BYTES + 1)  # the builder counts the stream instead
+    assert http.dispatch(app, flask.Request(environ)).status_code == 413
+    assert stream.largest == 0

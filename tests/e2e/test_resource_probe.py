@@ -38,3 +38,20 @@ def test_the_worst_values_fill_every_bound():
     small = resource_probe.Shape(components, budget=20)
     assert len(resource_probe.worst(components["Body"]["properties"]["tags"], small)) == 3
     assert len(resource_probe.worst({"type": "array", "items": {"type": "string", "maxLength": 9}}, small)) == 1
+
+
+def test_a_body_over_the_limit_costs_its_worker_nothing():
+    # The functions runtime reads every request body whole after the answer; a refused body is drained a chunk at
+    # a time first (core.http), so 24 MiB sent to a 4 MiB area leave its worker's peak where it was.
+    import requests
+
+    from tests.conftest import BASE_URL
+
+    url = BASE_URL + "/api/wellness-chat"
+    with requests.Session() as session:
+        resource_probe._ensure_worker(session, "assistant", url)
+        body = b'{"messages": "' + b"x" * (24 << 20) + b'"}'
+        with resource_probe.peak_growth("assistant") as growth:
+            response = session.post(url, data=body, headers={"Content-Type": "application/json"}, timeout=120)
+    assert response.status_code in (401, 413) and not growth["new"]  # refused unread either way
+    assert growth["mib"] < 8, growth

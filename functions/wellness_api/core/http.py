@@ -64,6 +64,7 @@ def create_app(
 
     @app.after_request
     def _finish(response: flask.Response):
+        _discard_unread_body(app)
         response.headers["x-request-id"] = request_id()
         response.headers.setdefault("Cache-Control", "no-store")
         started = flask.g.get("started")
@@ -106,6 +107,32 @@ def create_app(
         return error_response(ApiError(500, "Internal server error", code="internal_error"))
 
     return app
+
+
+# Cloud Run refuses requests over 32 MiB before they reach a function; a longer declared body is not drained.
+MAX_DRAINED_BYTES = 32 << 20
+_DRAIN_CHUNK = 64 << 10
+
+
+def _discard_unread_body(app: flask.Flask) -> None:
+    """Read and drop, a chunk at a time, a body declared over the app's limit that nothing read.
+
+    The functions runtime reads the whole request body into memory after every answer (functions_framework's
+    read_request), so a refused 30 MiB body would still cost its worker 30 MiB per concurrent request. Drained
+    here, the runtime finds the stream at its end."""
+    declared = flask.request.content_length
+    limit = app.config["MAX_CONTENT_LENGTH"]
+    if not declared or declared <= limit or declared > MAX_DRAINED_BYTES:
+        return
+    stream = flask.request.environ.get("wsgi.input")
+    if stream is None:
+        return
+    remaining = declared
+    while remaining > 0:
+        chunk = stream.read(min(_DRAIN_CHUNK, remaining))
+        if not chunk:
+            break
+        remaining -= len(chunk)
 
 
 def _default_code(status: int) -> str | None:
