@@ -94,7 +94,9 @@ def _birth_date(value: str) -> str:
     return value
 
 
-BirthDate = Annotated[str, Field(max_length=DATE_LENGTH), AfterValidator(_birth_date)]
+# The date check first: it words the error of anything that is no date, longer ones included (it matches
+# exactly 10 characters, so it reads at most 11 of a long string); the length documents and backs it.
+BirthDate = Annotated[str, AfterValidator(_birth_date), Field(max_length=DATE_LENGTH)]
 Sex = Literal["female", "male"]
 
 

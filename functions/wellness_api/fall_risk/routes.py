@@ -57,6 +57,15 @@ def _results_query() -> FallRiskResultsQuery:
         raise
 
 
+def _records_query() -> FallRiskRecordsQuery:
+    try:
+        return http.parse_query(FallRiskRecordsQuery)
+    except BodyError as exc:
+        if exc.field in ("startDate", "endDate"):  # over a date's length: worded as any other malformed date
+            raise BodyError(service.INVALID_DATE.format(field=exc.field), field=exc.field, kind=exc.kind) from None
+        raise
+
+
 def _create_body() -> CreateFallRiskBody:
     try:
         return http.parse_body(CreateFallRiskBody, allow_empty=True)
@@ -116,7 +125,7 @@ def list_results():
                  error(404, "The named client does not exist (platform administrators)."), CLIENT_GONE])
 def list_records():
     principal = auth.require_jwt()
-    query = http.parse_query(FallRiskRecordsQuery)
+    query = _records_query()
     return service.records(service.records_client(principal, query.clientId), query)
 
 
