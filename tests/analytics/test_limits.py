@@ -1,14 +1,19 @@
 """Analytics' caps (issue 25; README, Analytics: Limits): the range's dates have a documented length and are refused
 over it with the area's date message; the span is capped before any rollup is read (a century would be one read
-per day and module); the client picker reads at most its cap of clients, however many exist."""
+per day and module); engagement's memory does not grow with the span; the client picker reads at most its cap of
+clients, however many exist."""
+
+import datetime as dt
+import tracemalloc
 
 import pytest
 
 from bench.firestore_ops import counting
-from tests.analytics.conftest import RANGED, new_tenant, url, window
+from tests.analytics.conftest import RANGED, new_tenant, read, url, window
 from tests.conftest import assert_error
 from tests.request_bounds import unbounded_request_fields
 from wellness_api.analytics import models
+from wellness_api.core import activity
 from wellness_api.openapi import document
 
 CLIENTS = "/api/analytics/clients"
@@ -70,3 +75,42 @@ def test_the_client_picker_at_its_cap_is_whole(http, platform_admin, monkeypatch
     monkeypatch.setattr(models, "MAX_PICKER_CLIENTS", len(everyone["clients"]))
     again = http.get(CLIENTS, headers=platform_admin.headers).json
     assert again == everyone
+
+
+# ------------------------------------------------------------------------------------ memory by span
+
+
+def _busy_days(client_id: str, first: dt.date, days: int, registers: int) -> None:
+    """Compacted AI Move days as the rollup stores them, each with `registers` active-user registers."""
+    counters = activity.AI_MOVE.counters
+    for n in range(days):
+        day = (first + dt.timedelta(days=n)).isoformat()
+        counters.shards_collection(client_id).document(f"{day}_all").set({
+            "clientId": client_id, "day": day, "shard": "all",
+            "counts": {"aiMove": {"sessionsStarted": 1}},
+            "reach": {"aiMove": {str(index): 1 + index % 7 for index in range(registers)}}})
+
+
+def _peak_bytes(http, member, client_id: str, start: dt.date, end: dt.date) -> int:
+    tracemalloc.start()
+    try:
+        response = http.get(url(client_id, "engagement-insights", window(start, end)), headers=member.headers)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        assert response.status_code == 200, response.json
+
+
+def test_engagement_memory_does_not_grow_with_the_span(http, dashboard):
+    """Regression: every day's active-user sketch of the range was held at once (366 days of a busy client:
+    hundreds of MB); the days are folded one at a time now."""
+    first = dt.date(2024, 1, 1)
+    _busy_days(dashboard.client_id, first, 40, 8192)
+    http.get(url(dashboard.client_id, "engagement-insights"), headers=dashboard.admin.headers)  # imports, caches
+    short = _peak_bytes(http, dashboard.admin, dashboard.client_id, first, first + dt.timedelta(days=3))
+    long = _peak_bytes(http, dashboard.admin, dashboard.client_id, first, first + dt.timedelta(days=39))
+    assert long < short * 2, (short, long)
+    body = read(http, dashboard.admin, dashboard.client_id, "engagement-insights", first,
+                first + dt.timedelta(days=39))
+    assert body["aiMove"]["totalSessions"] == 40
+    assert {day["aiMove"] for day in body["dailyBreakdown"]} == {body["aiMove"]["activeUsers"]}

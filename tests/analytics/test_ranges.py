@@ -28,8 +28,11 @@ MALFORMED = ["2025-1-01", "2025-01-1", "20250101", "2025-W01-1", "2025-02-30", "
 
 
 def refusal(start=None, end=None) -> str:
+    """The message of a refused range, as a query string gives it (a date longer than 10 characters is refused by
+    the query's model, the rest by models.window)."""
     with pytest.raises(ApiError) as raised:
-        models.window(RangeQuery(startDate=start, endDate=end))
+        models.query_window({name: value for name, value in (("startDate", start), ("endDate", end))
+                             if value is not None})
     assert raised.value.status == 400
     return raised.value.message
 

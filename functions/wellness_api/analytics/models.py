@@ -6,6 +6,7 @@ import re
 
 from pydantic import BaseModel, Field
 
+from ..core import http
 from ..core.errors import ApiError
 
 MAX_RANGE_DAYS = 366  # a reader reads up to one rollup document per day and module: the span is capped
@@ -66,6 +67,17 @@ def window(query: RangeQuery) -> Window:
     if start is not None and (end - start).days + 1 > MAX_RANGE_DAYS:
         raise ApiError(400, TOO_LONG)
     return Window(start, end)
+
+
+def query_window(args: dict[str, str]) -> Window:
+    """The range of a query string ({name: first value}); a date over its length is worded as any malformed one."""
+    try:
+        query = http.validate(RangeQuery, args)
+    except http.BodyError as exc:
+        if exc.field in RangeQuery.model_fields:
+            raise ApiError(400, NOT_A_DATE.format(field=exc.field)) from None
+        raise
+    return window(query)
 
 
 def days_of(start: dt.date, end: dt.date) -> list[str]:

@@ -10,13 +10,14 @@ tenant's broad view is every client's: the same filters over the `users` collect
 """
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from ..core import firebase, tenancy
+from ..core.rollups import DailyCounters
 from ..core.tenancy import ROLE_PLAYER, USER_ACTIVE, Client
 
 # Aggregations are independent round trips: a few at once keep the overview's latency near one of them.
@@ -64,6 +65,17 @@ def average_birth_ordinal(client_id: str | None) -> float | None:
     query = linked_players(client_id).where(filter=FieldFilter("birthOrdinal", ">", 0))
     found = {result.alias: result.value for result in query.count(alias="n").avg("birthOrdinal", alias="mean").get()[0]}
     return float(found["mean"]) if found["n"] else None
+
+
+def day_documents(counters: DailyCounters, client_id: str | None, start_day: str, end_day: str) -> Iterator[dict]:
+    """A rollup's documents of the days in [start_day, end_day], in day order (a reader folds one day at a time);
+    client None: every client's."""
+    db = firebase.db()
+    base = db.collection_group(counters.collection) if client_id is None else counters.shards_collection(client_id)
+    query = (base.where(filter=FieldFilter("day", ">=", start_day)).where(filter=FieldFilter("day", "<=", end_day))
+             .order_by("day"))
+    for snap in query.stream():
+        yield snap.to_dict() or {}
 
 
 def client_names(client_ids: set[str]) -> dict[str, str]:

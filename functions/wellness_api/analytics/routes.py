@@ -1,7 +1,8 @@
 """HTTP routes of analytics (4.10): four GETs under /api/client/[clientId]/analytics, and the dashboard page's two."""
 
+import flask
+
 from ..core import auth, http, openapi
-from ..core.errors import ApiError
 from ..core.openapi import ID_TOKEN, error
 from . import models, service
 from .models import RangeQuery
@@ -28,13 +29,7 @@ def _scope(client_id: str) -> service.Scope:
 
 
 def _window() -> models.Window:
-    try:
-        query = http.parse_query(RangeQuery)
-    except http.BodyError as exc:
-        if exc.field in RangeQuery.model_fields:  # over the date's length: worded as any other malformed date
-            raise ApiError(400, models.NOT_A_DATE.format(field=exc.field)) from None
-        raise
-    return models.window(query)
+    return models.query_window(flask.request.args.to_dict(flat=True))
 
 
 @api.get(f"{PREFIX}/overview", operation_id="getAnalyticsOverview", summary="Linked players, fall risk and ages",

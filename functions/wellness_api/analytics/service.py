@@ -145,19 +145,45 @@ def _breakdown_window(window: Window) -> tuple[dt.date, dt.date]:
     return today - dt.timedelta(days=models.LIFETIME_BREAKDOWN_DAYS - 1), today
 
 
+@dataclasses.dataclass
+class _Days:
+    """A module's activity over a range: each day's active users, and the range's totals (one union sketch)."""
+
+    active: dict[str, int] = dataclasses.field(default_factory=dict)
+    totals: Totals = dataclasses.field(default_factory=Totals)
+
+
+def _fold_days(rollup: activity.Rollup, data_client: str | None, start: dt.date, end: dt.date) -> _Days:
+    """The range's days folded one at a time, in day order: a day's sketch (up to 2^14 registers) is estimated,
+    merged into the range's and dropped, so memory does not grow with the span times the daily users."""
+    found, day, current = _Days(), None, None
+
+    def finish() -> None:
+        if current is not None:
+            found.active[day] = current.active_users(rollup.group)
+            found.totals.merge(current)
+
+    for data in repo.day_documents(rollup.counters, data_client, start.isoformat(), end.isoformat()):
+        if data.get("day") != day:
+            finish()
+            day, current = data.get("day"), Totals()
+        current.add_shard(data)
+    finish()
+    return found
+
+
 def engagement(scope: Scope, window: Window) -> dict[str, Any]:
     data_client = scope.data_client_id
     start, end = _breakdown_window(window)
     jobs = {"linked": lambda: repo.count_players(data_client)}
     for module, (rollup, _) in ENGAGED.items():
-        jobs[module] = lambda r=rollup: r.counters.days(data_client, start.isoformat(), end.isoformat())
+        jobs[module] = lambda r=rollup: _fold_days(r, data_client, start, end)
         if not window.ranged:
             jobs[f"{module}:all"] = lambda r=rollup: r.counters.all_time(data_client)
     found = repo.gather(jobs)
     body: dict[str, Any] = {"success": True}
     for module, (rollup, fields) in ENGAGED.items():
-        days: dict[str, Totals] = found[module]
-        totals = _sum(days.values()) if window.ranged else found[f"{module}:all"]
+        totals = found[module].totals if window.ranged else found[f"{module}:all"]
         body[module] = {"activeUsers": totals.active_users(rollup.group),
                         **{field: _number(totals.count(rollup.group, counter)) for field, counter in fields.items()}}
     for module, fields in ABSENT.items():
@@ -165,8 +191,7 @@ def engagement(scope: Scope, window: Window) -> dict[str, Any]:
     body = {key: body[key] for key in ("success", "lessons", "aiMove", "aiNutrition", "waterIntake", "wellnessChat",
                                        "vitalScan")}
     body["dailyBreakdown"] = [
-        {"date": day, **{name: (found[module][day].active_users(ENGAGED[module][0].group)
-                                if module and day in found[module] else 0)
+        {"date": day, **{name: (found[module].active.get(day, 0) if module else 0)
                          for name, module in BREAKDOWN.items()}}
         for day in models.days_of(start, end)
     ]
@@ -182,7 +207,8 @@ def _fall_risk_rows(window: Window, data_client: str | None) -> dict[str, Totals
     start, end = window.iso() if window.ranged else (LIFETIME, LIFETIME)
     per_client: dict[str, Totals] = {}
     for shard in activity.FALL_RISK.counters.documents(data_client, start, end):
-        per_client.setdefault(shard.get("clientId", ""), Totals()).add_shard(shard)
+        # Counts only: these figures use no active users, and a sketch per client would grow with the clients.
+        per_client.setdefault(shard.get("clientId", ""), Totals()).add_shard({"counts": shard.get("counts")})
     return per_client
 
 
