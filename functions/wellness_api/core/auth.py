@@ -10,7 +10,7 @@ import time
 
 import flask
 
-from . import client_tokens, firebase, tenancy
+from . import client_tokens, firebase, revocation, tenancy
 from .errors import ApiError
 from .tenancy import ROLE_ADMIN, Client
 
@@ -65,21 +65,26 @@ def principal_from_claims(claims: dict) -> Principal:
 
 
 def verify_id_token(token: str) -> dict | None:
-    """Decoded claims of a valid Firebase ID token, or None (expired, forged, revoked, disabled user).
+    """Decoded claims of a valid Firebase ID token, or None (expired, forged, revoked, disabled or deleted user).
 
-    Revocation is always checked: an ID token of a disabled account (platformctl user disable) or one
-    issued before its refresh tokens were revoked is refused at once, not when it expires (one Auth
-    lookup per request). The expiry is checked here too: against the Auth emulator the SDK checks neither
-    signature nor lifetime, and the emulators must refuse what production refuses."""
+    Revocation is always checked, as the SDK's check_revoked does (tokens issued before the user's
+    tokensValidAfter, disabled or deleted accounts), but from core.revocation's per-instance cache: one Auth
+    lookup per user per revocation.TTL instead of one per request, so a revocation or disable made outside this
+    process takes effect here within revocation.TTL. The expiry is checked here too: against the Auth emulator
+    the SDK checks neither signature nor lifetime, and the emulators must refuse what production refuses."""
     fb_auth = firebase.auth()
     try:
-        claims = fb_auth.verify_id_token(token, app=firebase.app(), check_revoked=True)
-    except (ValueError, fb_auth.InvalidIdTokenError, fb_auth.UserDisabledError,
-            fb_auth.CertificateFetchError, fb_auth.UserNotFoundError):
+        claims = fb_auth.verify_id_token(token, app=firebase.app())
+    except (ValueError, fb_auth.InvalidIdTokenError, fb_auth.CertificateFetchError):
         return None
     # Real time, as Google's verifier uses: the platform clock may be moved in tests, a token's lifetime is not.
     expires = claims.get("exp")
     if not isinstance(expires, int | float) or expires <= time.time():
+        return None
+    uid, issued_at = claims.get("uid"), claims.get("iat")
+    if not isinstance(uid, str) or not uid or not isinstance(issued_at, int | float):
+        return None
+    if not revocation.standing(uid).admits(issued_at):
         return None
     return claims
 

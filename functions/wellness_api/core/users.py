@@ -10,7 +10,7 @@ from typing import Any
 
 from google.cloud import firestore
 
-from . import clock, firebase, tenancy
+from . import clock, firebase, revocation, tenancy
 from .tenancy import ROLE_ADMIN, USER_ACTIVE, USER_DISABLED, Client
 
 ROLES = (tenancy.ROLE_ADMIN, tenancy.ROLE_PLAYER)
@@ -147,3 +147,6 @@ def disable_user(client: Client, uid: str) -> None:
     ref.update({"status": USER_DISABLED, "updatedAt": firestore.SERVER_TIMESTAMP})
     fb_auth.update_user(uid, disabled=True, app=firebase.app())
     fb_auth.revoke_refresh_tokens(uid, app=firebase.app())
+    # After Auth has it, so no request of this process can cache the old standing again; other instances see it
+    # within revocation.TTL.
+    revocation.forget(uid)
