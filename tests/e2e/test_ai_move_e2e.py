@@ -57,3 +57,20 @@ def test_an_app_runs_a_session_to_completion_and_the_admin_sees_it(api, tenant, 
     assert api("GET", "/api/ai-move/exercises", headers=stranger).json() == {
         "error": "The AI Move module is not enabled for this client."}
     assert api("GET", "/api/ai-move/exercises").status_code == 401
+
+
+def test_caps_through_hosting(api, tenant):
+    """Issue 25: inputs over their caps are 400s naming the field, refused before any work."""
+    tenant.configure("modules.aiMove=true")
+    timer = make_exercise(tenant.client, "timer", name="Plank")
+    player = bearer(sign_in(tenant.player.email, tenant.player.password))
+    admin = bearer(sign_in(tenant.admin.email, tenant.admin.password))
+    over = api("POST", SESSIONS, headers=player, json={"exerciseId": timer, "exerciseType": "timer",
+                                                       "targetDurationSeconds": 86_401})
+    assert (over.status_code, over.json()) == (400, {"error": "Invalid field targetDurationSeconds: Input should be "
+                                                              "less than or equal to 86400."})
+    for path, headers in ((f"{SESSIONS}?startAfter={'0' * 65}", player),
+                          (f"/api/ai-move/records?startAfter={'0' * 65}", admin)):
+        answer = api("GET", path, headers=headers)
+        assert (answer.status_code, answer.json()) == (
+            400, {"error": "Invalid field startAfter: String should have at most 64 characters."}), path

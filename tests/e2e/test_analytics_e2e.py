@@ -116,6 +116,8 @@ def test_refusals_through_hosting(api, tenant, other_tenant, platform_admin):
          "startDate must not be after endDate."),
         (admin, tenant.client_id, "engagement-insights?startDate=2025-01-01&endDate=2026-01-02", 400,
          "The range may span at most 366 days."),
+        (admin, tenant.client_id, f"assessment-counts?startDate=2025-01-01{'0' * 5000}&endDate=2025-01-02", 400,
+         "startDate must be a date as YYYY-MM-DD."),
     ]
     for headers, client_id, endpoint, status, message in cases:
         answer = api("GET", analytics(client_id, endpoint), headers=headers)

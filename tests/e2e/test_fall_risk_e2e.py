@@ -248,3 +248,20 @@ def test_the_7_4_messages_through_hosting(api, tenant):
     assert api("GET", "/api/fall-risk/rules").status_code == 401
     # Nothing was created by any of the refusals.
     assert api("GET", RECORDS, headers=admin).json()["results"] == []
+
+
+def test_caps_through_hosting(api, tenant):
+    """Issue 25: inputs over their caps are 400s in the area's envelope, refused before any work."""
+    me = bearer(sign_in(tenant.player.email, tenant.player.password))
+    admin = bearer(sign_in(tenant.admin.email, tenant.admin.password))
+    cases = [
+        (api("POST", CREATE, headers=admin, json={"userId": "u" * 5000}), "User does not exist"),
+        (api("POST", CREATE, headers=me, json={"photoURL": "https://x.example/" + "a" * 5000}), "Invalid photoURL"),
+        (api("GET", f"{RECORDS}?limit=501", headers=admin),
+         "Invalid field limit: Input should be less than or equal to 500."),
+        (api("GET", f"{RESULTS}?startAfter={'0' * 65}", headers=me),
+         "Invalid field startAfter: String should have at most 64 characters."),
+    ]
+    for answer, message in cases:
+        assert (answer.status_code, answer.json()) == (400, {"error": message})
+        assert answer.headers["x-request-id"]
