@@ -127,6 +127,7 @@ class Seen:
         self.conversations: set[str] = set()
         self.chat_tokens = 0
         self.unknown: collections.Counter = collections.Counter()  # area -> writes of unknown outcome
+        self.hangups: collections.Counter = collections.Counter()  # operation -> emulator hang-ups (each retried)
 
 
 @dataclasses.dataclass
@@ -134,6 +135,7 @@ class Record:
     op: str
     seconds: float
     kind: str | None  # None: a success; else the error's kind (status, operation, code)
+    emulator: bool = False  # the answer is the emulator's or Hosting's, not the platform's (no x-request-id)
 
 
 class Level:
@@ -149,6 +151,20 @@ class Level:
     def may_start(self) -> bool:
         with self.lock:
             return self.sent < self.budget and time.perf_counter() < self.deadline
+
+
+HANGUP_BODY = {"code": "ECONNRESET"}
+
+
+def is_emulator_hangup(response) -> bool:
+    """The Functions emulator's answer when its connection to a worker broke ("Request to function failed:
+    Error: socket hang up" in its log): 500 with Node's error object as the body and none of the platform's
+    headers. No function of the platform answers that (every one sets x-request-id)."""
+    if response.status_code != 500 or "x-request-id" in response.headers or len(response.content) > 200:
+        return False
+    with contextlib.suppress(ValueError):
+        return response.json() == HANGUP_BODY
+    return False
 
 
 def _error_code(response) -> str:
@@ -168,24 +184,35 @@ class Caller:
         self.last: Record | None = None
 
     def send(self, op: str, method: str, path: str, *, headers=None, body=None, write: str | None = None):
-        """The response (read to its end), or None when there was none; recorded with its latency."""
+        """The response (read to its end), or None when there was none; recorded with its latency. An emulator
+        hang-up is sent again once (see is_emulator_hangup) and the latency is the two attempts'."""
         with self.level.lock:
             self.level.sent += 1
         started = time.perf_counter()
-        try:
-            response = self.http.request(method, self.world.base_url + path, headers=headers, json=body,
-                                         timeout=TIMEOUT_S)
-        except requests.RequestException as exc:
-            self._record(op, started, f"{type(exc).__name__} {op}")
-            if write:
-                with self.seen.lock:
+        for attempt in (1, 2):
+            try:
+                response = self.http.request(method, self.world.base_url + path, headers=headers, json=body,
+                                             timeout=TIMEOUT_S)
+            except requests.RequestException as exc:
+                self._record(op, started, f"{type(exc).__name__} {op}")
+                if write:
+                    with self.seen.lock:
+                        self.seen.unknown[write] += 1
+                return None
+            if not is_emulator_hangup(response):
+                break
+            with self.seen.lock:
+                self.seen.hangups[op] += 1
+                if write:  # the worker may have committed before it went away: its outcome is unknown
                     self.seen.unknown[write] += 1
-            return None
-        kind = None
+            if attempt == 2:
+                self._record(op, started, f"{op}: the emulator hung up twice", emulator=True)
+                return response
+        kind, emulator = None, False
         if response.status_code >= 400:
             code = _error_code(response)
-            # No x-request-id: the answer is the emulator's or Hosting's (a worker's socket hung up, a timeout),
-            # so the platform may or may not have committed.
+            # No x-request-id: the answer is the emulator's or Hosting's (a timeout, a body it refused), so the
+            # platform may or may not have committed.
             emulator = "x-request-id" not in response.headers
             kind = f"{response.status_code} {op}" + (f" {code}" if code else "")
             if emulator:
@@ -196,11 +223,11 @@ class Caller:
             if write and (emulator or code == "commit_outcome_unknown"):
                 with self.seen.lock:
                     self.seen.unknown[write] += 1
-        self._record(op, started, kind)
+        self._record(op, started, kind, emulator=emulator)
         return response
 
-    def _record(self, op: str, started: float, kind: str | None) -> None:
-        self.last = Record(op, time.perf_counter() - started, kind)
+    def _record(self, op: str, started: float, kind: str | None, emulator: bool = False) -> None:
+        self.last = Record(op, time.perf_counter() - started, kind, emulator)
         with self.level.lock:
             self.level.records.append(self.last)
 
@@ -413,8 +440,9 @@ class Outcome:
         times = sorted(r.seconds for r in self.records)
         return times[max(0, math.ceil(p / 100 * len(times)) - 1)] * 1000 if times else float("nan")
 
-    def errors(self) -> collections.Counter:
-        return collections.Counter(r.kind for r in self.records if r.kind)
+    def errors(self, emulator: bool | None = None) -> collections.Counter:
+        """Errors by kind: the platform's answers (emulator=False), the emulator's or Hosting's (True), or all."""
+        return collections.Counter(r.kind for r in self.records if r.kind and emulator in (None, r.emulator))
 
 
 def _run(world: World, seen: Seen, callers: int, budget: int, cap: float, ops: list, once: bool = False) -> Outcome:
@@ -666,7 +694,7 @@ def _check(world: World, seen: Seen, first_day: str, months: set[str], jobs: dic
 
 
 def _print_table(rows: list[Row]) -> None:
-    print(f"{'callers':>7} {'requests':>8} {'req/s':>6} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} | "
+    print(f"{'callers':>7} {'requests':>8} {'req/s':>6} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'emul.':>5} | "
           f"{'health req/s':>12} {'p50 ms':>6} {'p99 ms':>6} | {'p50 x':>6} {'p99 x':>6} {'req/s x':>7} | "
           "ramps | workers (started while measured), RSS")
     for row in rows:
@@ -674,7 +702,8 @@ def _print_table(rows: list[Row]) -> None:
         ramps = row.ramp.elapsed + row.health_ramp.elapsed
         measured = mixed.after.count - mixed.before.count + floor.after.count - floor.before.count
         print(f"{mixed.callers:>7} {mixed.requests:>8} {mixed.rate():>6.1f} {mixed.percentile(50):>7.0f} "
-              f"{mixed.percentile(99):>7.0f} {sum(mixed.errors().values()):>6} | {floor.rate():>12.1f} "
+              f"{mixed.percentile(99):>7.0f} {sum(mixed.errors(False).values()):>6} "
+              f"{sum(mixed.errors(True).values()):>5} | {floor.rate():>12.1f} "
               f"{floor.percentile(50):>6.0f} {floor.percentile(99):>6.0f} | "
               f"{mixed.percentile(50) / floor.percentile(50):>5.1f}x {mixed.percentile(99) / floor.percentile(99):>5.1f}x "
               f"{mixed.rate() / floor.rate():>6.2f}x | {ramps:>4.1f} s | {row.ramp.before.count:>3} -> "
@@ -685,10 +714,11 @@ def _print_errors(rows: list[Row]) -> None:
     for row in rows:
         for outcome, what in ((row.ramp, "mixed ramp"), (row.mixed, "mixed"), (row.health_ramp, "health ramp"),
                               (row.floor, "health")):
-            errors = outcome.errors()
-            if errors:
-                listed = ", ".join(f"{kind} x{n}" for kind, n in errors.most_common())
-                print(f"errors at {outcome.callers} callers ({what}): {listed}")
+            for emulator, whose in ((False, "the platform's"), (True, "the emulator's or Hosting's")):
+                errors = outcome.errors(emulator)
+                if errors:
+                    listed = ", ".join(f"{kind} x{n}" for kind, n in errors.most_common())
+                    print(f"errors at {outcome.callers} callers ({what}), {whose}: {listed}")
 
 
 def _print_cpu(rows: list[Row]) -> None:
@@ -766,6 +796,9 @@ def main(levels=LEVELS, per_caller: int = PER_CALLER, max_requests: int = MAX_RE
     print(f"compaction during the traffic: {compactor.runs} runs, {compactor.folded} shards folded"
           + (f", failures: {compactor.failures}" if compactor.failures else "") + f"; after it: {folded}")
     print(f"media jobs: {len(seen.jobs)} created; every one terminal {waited:.1f} s after the traffic")
+    hangups = sum(seen.hangups.values())
+    print('emulator hang-ups (500 {"code":"ECONNRESET"}, "socket hang up" in its log; each sent again once, '
+          f"none counted as the platform's): {hangups}" + (f" ({dict(seen.hangups.most_common())})" if hangups else ""))
     if any(seen.unknown.values()):
         print(f"writes of unknown outcome (no answer, or not the platform's): {dict(seen.unknown)}")
     print("\n== Load run: nothing lost or counted twice (what the callers saw succeed against what is stored)")
