@@ -6,8 +6,11 @@
 (Then each area's own benchmarks, the Vital Scan engine's accuracy on synthetic traces, and the resource probe's
 table: every operation's worst request, its body bytes, peak memory growth and wall time; `--resource-probe`
 runs only that.)
+Then the capacity and cost model (bench/capacity.py): cost per million requests per area at list prices, the
+ceilings per tenant, 1x/10x/100x; it rewrites the generated part of docs/capacity.md (`--capacity` runs only it).
 Last, the load run (bench/load.py): mixed traffic through Hosting at 1, 4, 16 and 64 callers beside GET /api/health,
-then exact checks that nothing was lost or counted twice (a mismatch fails the run).
+then exact checks that nothing was lost or counted twice (a mismatch fails the run); `--load` runs only it,
+`--load-levels 1,4,16` at fewer callers.
 """
 
 import argparse
@@ -92,17 +95,33 @@ def round_trips() -> None:
     print(f"{'request':45} {'status':>6} {'reads':>6} {'writes':>6}")
     for label, status, reads, writes in rows:
         print(f"{label:45} {status:>6} {reads:>6} {writes:>6}")
-    print("(Auth: admin routes also verify the ID token and check revocation with one Auth lookup.)")
+    print("(Auth: admin routes also verify the ID token and check revocation: at most one Auth lookup per user\n"
+          " per revocation TTL per instance, see the credential check below.)")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resource-probe", nargs="*", metavar="OPERATION_ID",
                         help="run only the resource probe (of the operations matching these globs; none: all)")
+    parser.add_argument("--capacity", action="store_true",
+                        help="run only the capacity and cost model (writes docs/capacity.md); with --load, both")
+    parser.add_argument("--load", action="store_true", help="run only the load run; with --capacity, both")
+    parser.add_argument("--load-levels", default=None, metavar="N,N,...",
+                        help="the load run's caller counts (default 1,4,16,64: about 18 GB of workers at 64)")
     args = parser.parse_args(argv)
+    load_levels = tuple(int(n) for n in args.load_levels.split(",")) if args.load_levels else None
     if args.resource_probe is not None:
         from bench import resource_probe
         resource_probe.main(args.resource_probe)
+        return
+    if args.capacity or args.load:
+        if args.capacity:
+            from bench import capacity
+            capacity.main()
+        if args.load:
+            from bench import load
+            load.main(**({"levels": load_levels} if load_levels else {}))
+        sys.stdout.flush()
         return
     cold_start()
     round_trips()
@@ -110,6 +129,8 @@ def main(argv: list[str] | None = None) -> None:
     lessons.main()
     from bench import identity
     identity.main()
+    from bench import auth_cost
+    auth_cost.main()
     from bench import vital_scan
     vital_scan.main()
     from bench import vital_scan_accuracy
@@ -128,8 +149,10 @@ def main(argv: list[str] | None = None) -> None:
     analytics.main()
     from bench import resource_probe
     resource_probe.main()
+    from bench import capacity
+    capacity.main()
     from bench import load
-    load.main()
+    load.main(**({"levels": load_levels} if load_levels else {}))
     sys.stdout.flush()
 
 
