@@ -69,7 +69,10 @@ def streaming() -> None:
     upstream = fake.FakeUpstream()
     os.environ.update({"LLM_BASE_URL": upstream.base_url, "LLM_MODEL": "fake-model", "LLM_API_KEY": fake.KEY})
     tenant = Tenant(f"bench-{uuid.uuid4().hex[:8]}")
-    tenant.configure("modules.wellnessChat=true", "wellnessChat.requestsPerMinute=1000")
+    # One request at a time, but a slot is given back after the stream's last byte: the next request may start
+    # first, so the per-user cap of requests running at once is raised with the rate.
+    tenant.configure("modules.wellnessChat=true", "wellnessChat.requestsPerMinute=1000",
+                     "wellnessChat.maxConcurrentPerUser=20", "wellnessChat.maxConcurrentPerClient=200")
     chat_server, chat_url = _serve(app)
     proxy_server, proxy_url = _serve(proxy_app)
     player = {**tenant.player.headers, "Content-Type": "application/json"}

@@ -89,6 +89,9 @@ def _setup(base_url: str) -> World:
         tenant.configure("modules.aiMove=true", "modules.vitalScan=true", "modules.mediaGeneration=true",
                          "modules.wellnessChat=true", "modules.analytics=true", f"vitalScan.points={POINTS}",
                          "vitalScan.requestsPerMinute=100000", "wellnessChat.requestsPerMinute=100000",
+                         # Several callers share each player: the assistant's caps on requests running at once
+                         # (per user 2, per client 20 by default) would measure refusals, not throughput.
+                         "wellnessChat.maxConcurrentPerUser=20", "wellnessChat.maxConcurrentPerClient=200",
                          "mediaGeneration.maxActiveJobs=20")
         players = [tenant.player] + [tenant.add_member("player") for _ in range(PLAYERS - 1)]
         for member in (tenant.admin, *players):
