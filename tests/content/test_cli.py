@@ -59,7 +59,8 @@ def test_put_creates_then_publishes_new_versions(http, tenant):
     assert (item["contentId"], item["version"], item["versionId"], item["locale"], item["title"], item["body"]) == (
         first["contentId"], 1, first["versionId"], "zh-Hant", "你好", "歡迎=光臨")
     [item] = by_key(http, tenant.client_id, "welcome", "zh-Hans")
-    assert item["locale"] == "en" and item["title"] == "Hello"  # no zh-Hans body: served in en
+    # the zh-Hans title; the body has no zh-Hans, so it alone falls back to en
+    assert (item["locale"], item["title"], item["body"]) == ("zh-Hans", "你好呀", "Welcome **in**")
 
     # the same key again: version 2 of the same item, with the new texts
     second = put(tenant.client_id, "welcome", "--title", "en=Hello again", "--body", "en=New body")

@@ -1,5 +1,6 @@
-"""Locale resolution of the public content reads (4.4): lang, else Accept-Language (q-values), else en; an item is
-served in the requested language when its body has it (else en), and a missing title falls back to en."""
+"""Locale resolution of the public content reads (4.4): lang, else Accept-Language (q-values), else en. Each of an
+item's title and body is served in the requested language when it has it, else in en, on its own; the item's
+`locale` is the requested language when either of them is served in it, else en."""
 
 import uuid
 
@@ -15,7 +16,7 @@ FULL = {"title": {"en": "Welcome", "zh-Hant": "歡迎", "zh-Hans": "欢迎"},
         "body": {"en": "Hello.", "zh-Hant": "你好（繁）。", "zh-Hans": "你好（简）。"}}
 # The body in zh-Hant only; the title in en only.
 PARTIAL = {"title": {"en": "Classes"}, "body": {"en": "New classes.", "zh-Hant": "新課程。"}}
-# A zh-Hans title but no zh-Hans body: the item is served in en, title included.
+# A zh-Hans title but no zh-Hans body: the title is served in zh-Hans, the body in en.
 TITLE_ONLY = {"title": {"en": "Hours", "zh-Hans": "时间"}, "body": {"en": "Open daily."}}
 ENGLISH = {"title": {"en": "Terms"}, "body": {"en": "Be nice."}}
 
@@ -26,7 +27,7 @@ EXPECTED = {
     "zh-Hant": {"full": ("zh-Hant", "歡迎", "你好（繁）。"), "partial": ("zh-Hant", "Classes", "新課程。"),
                 "title_only": ("en", "Hours", "Open daily."), "english": ("en", "Terms", "Be nice.")},
     "zh-Hans": {"full": ("zh-Hans", "欢迎", "你好（简）。"), "partial": ("en", "Classes", "New classes."),
-                "title_only": ("en", "Hours", "Open daily."), "english": ("en", "Terms", "Be nice.")},
+                "title_only": ("zh-Hans", "时间", "Open daily."), "english": ("en", "Terms", "Be nice.")},
 }
 
 
@@ -222,6 +223,63 @@ def test_public_item_resolution_per_field():
     assert {k: models.public_item(stored, "zh-Hant")[k] for k in ("locale", "title", "body")} == \
         {"locale": "zh-Hant", "title": "T", "body": "內文"}
     assert {k: models.public_item(stored, "zh-Hans")[k] for k in ("locale", "title", "body")} == \
+        {"locale": "zh-Hans", "title": "标题", "body": "B"}
+    assert {k: models.public_item(stored, "en")[k] for k in ("locale", "title", "body")} == \
         {"locale": "en", "title": "T", "body": "B"}
     assert models.resolve("Legacy", "zh-Hant") == "Legacy"
     assert models.localized("Legacy") == {"en": "Legacy"}
+
+
+# ------------------------------------------------------------------------------------ per-field fallback (issue 29)
+
+TITLE_ZH_HANT = {"title": {"en": "Opening hours", "zh-Hant": "營業時間"}, "body": {"en": "Open **daily**."}}
+
+
+def test_a_zh_hant_title_with_an_en_only_body_is_served_per_field(http, tenant):
+    item = create_item(http, tenant.admin, key=unique_key("hours"), **TITLE_ZH_HANT)
+    served = ("zh-Hant", "營業時間", "Open **daily**.")
+    for query, headers in (({"lang": "zh-Hant"}, {}), ({}, {"Accept-Language": "zh-TW"})):
+        by_id = http.get(f"/api/content/{item['contentId']}/public", query_string=query, headers=headers)
+        by_key = http.get(f"/api/client/{tenant.client_id}/content/public/{item['key']}", query_string=query,
+                          headers=headers)
+        by_keys = http.get(f"/api/client/{tenant.client_id}/content/public", query_string={"keys": item["key"], **query},
+                           headers=headers)
+        for response, data in ((by_id, by_id.json["data"]), (by_key, by_key.json["data"][0]),
+                               (by_keys, by_keys.json["data"][item["key"]][0])):
+            assert response.status_code == 200 and response.json["locale"] == "zh-Hant"
+            assert (data["locale"], data["title"], data["body"]) == served
+    # Asked for a language neither field has: all en, and `locale` says en.
+    data = http.get(f"/api/content/{item['contentId']}/public", query_string={"lang": "zh-Hans"}).json["data"]
+    assert (data["locale"], data["title"], data["body"]) == ("en", "Opening hours", "Open **daily**.")
+
+
+def _page(http, content_id: str, query: str):
+    from tests.content.test_page import Page
+
+    response = http.get(f"/ct/{content_id}{query}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    return response, Page(html), html
+
+
+def test_the_public_page_falls_back_per_field(http, tenant):
+    item = create_item(http, tenant.admin, key=unique_key("hours"), **TITLE_ZH_HANT)
+    response, page, html = _page(http, item["contentId"], "?lang=zh-Hant")
+    assert page.lang() == "zh-Hant" and response.headers["Content-Language"] == "zh-Hant"
+    # The title in zh-Hant; the body, which has only en, in en and marked as such.
+    assert "<h1>營業時間</h1>" in html
+    assert page.find("div") == [{"class": "body", "lang": "en"}]
+    assert "Open <strong>daily</strong>." in html
+    assert "發佈於" in page.text
+    # Both languages the item has (the title's zh-Hant counts) are in the switch.
+    assert [(a["href"], a.get("aria-current")) for a in page.find("a") if a.get("hreflang")] == [
+        ("?lang=en", None), ("?lang=zh-Hant", "page")]
+
+    response, page, html = _page(http, item["contentId"], "?lang=en")
+    assert page.lang() == "en" and "<h1>Opening hours</h1>" in html and page.find("div") == [{"class": "body"}]
+
+    # The mirror case: the body in zh-Hant, the title only in en, which is marked.
+    partial = create_item(http, tenant.admin, key=unique_key("classes"), **PARTIAL)
+    response, page, html = _page(http, partial["contentId"], "?lang=zh-Hant")
+    assert page.lang() == "zh-Hant" and '<h1 lang="en">Classes</h1>' in html and "新課程。" in html
+    assert page.find("div") == [{"class": "body"}]

@@ -507,5 +507,5 @@ def test_legacy_operator_shared_item_reaches_clients(http, tenant, operator_tena
     assert response.status_code == 200
     item = response.json["data"][0]
     assert item["contentId"] == content_id
-    # No zh-Hant body: the item is served in en, title included.
-    assert item["locale"] == "en" and item["title"] == "Mixed" and item["body"] == "Only English"
+    # The zh-Hant title, and the legacy body (en) as it is: each field falls back on its own.
+    assert item["locale"] == "zh-Hant" and item["title"] == "混合" and item["body"] == "Only English"

@@ -300,9 +300,20 @@ def resolve(value: Any, locale: str) -> str | None:
     return texts.get(locale) or texts.get(EN)
 
 
+def field_locale(value: Any, locale: str) -> str:
+    """The language resolve() serves a field in: `locale` when the field has a text in it, else en."""
+    return locale if localized(value).get(locale) else EN
+
+
+SERVED_FIELDS = ("title", "body")
+
+
 def served_locale(item: dict[str, Any], locale: str) -> str:
-    """The language an item is served in: the requested one when its body has it, else en."""
-    return locale if locale in localized(item.get("body")) else EN
+    """An item's `locale`: the requested one when its title or its body is served in it, else en.
+
+    Each field falls back to en on its own (a zh-Hant title with an en-only body is served as that zh-Hant title
+    and the en body), so `locale` names the language the reader asked for whenever any of it was honoured."""
+    return locale if any(field_locale(item.get(name), locale) == locale for name in SERVED_FIELDS) else EN
 
 
 def is_active(item: dict[str, Any], now) -> bool:
@@ -314,13 +325,13 @@ def is_active(item: dict[str, Any], now) -> bool:
 
 
 def public_item(item: dict[str, Any], locale: str, client_id: str | None = None) -> dict[str, Any]:
-    """The public form (2.8), resolved to `locale`; clientId only in list forms."""
+    """The public form (2.8), each text resolved to `locale` on its own (else en); clientId only in list forms."""
     served = served_locale(item, locale)
     view = {
         "contentId": item["contentId"], "ownerClientId": item["ownerClientId"], "key": item["key"],
         "categoryKey": item["categoryKey"], "version": item.get("version", 1),
         "versionId": item.get("versionId") or item["contentId"], "locale": served,
-        "title": resolve(item.get("title"), served) or "", "body": resolve(item.get("body"), served) or "",
+        "title": resolve(item.get("title"), locale) or "", "body": resolve(item.get("body"), locale) or "",
         "format": item.get("format") or "markdown",
         "publishAt": clock.iso(item.get("publishAt") or item.get("createdAt")),
         "expiresAt": clock.iso(item.get("expiresAt")), "metadata": dict(item.get("metadata") or {}),

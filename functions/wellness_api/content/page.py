@@ -182,6 +182,11 @@ def _action(metadata: dict[str, Any], locale: str) -> str:
     return f'<p class="action"><a class="button" href="{escape(url)}"{rel}>{escape(label)}</a></p>\n'
 
 
+def _lang_attribute(value: Any, requested: str, served: str) -> str:
+    field = models.field_locale(value, requested)
+    return "" if field == served else f' lang="{escape(field)}"'
+
+
 def item_page(item: dict[str, Any], locale: str) -> str:
     view = models.public_item(item, locale)
     served = view["locale"]
@@ -192,8 +197,10 @@ def item_page(item: dict[str, Any], locale: str) -> str:
     locales = service.available_locales(item)
     alternates = "".join(f'<link rel="alternate" hreflang="{code}" href="?lang={code}">\n'
                          for code in locales) if len(locales) > 1 else ""
-    main = (f"{_language_switch(locales, served)}<article>\n<header>\n<h1>{escape(view['title'])}</h1>\n{meta}"
-            f'</header>\n<div class="body">\n{render_body(view["body"], view["format"])}\n</div>\n'
+    # A field that fell back to en says so, so that screen readers and translators treat it as English.
+    title_lang, body_lang = (_lang_attribute(item.get(name), locale, served) for name in ("title", "body"))
+    main = (f"{_language_switch(locales, served)}<article>\n<header>\n<h1{title_lang}>{escape(view['title'])}</h1>\n"
+            f'{meta}</header>\n<div class="body"{body_lang}>\n{render_body(view["body"], view["format"])}\n</div>\n'
             f"{_action(view['metadata'], served)}</article>")
     return _document(served, view["title"], main, alternates)
 

@@ -21,7 +21,9 @@ class ContentItem(Closed):
     categoryKey: str
     version: int
     versionId: str
-    locale: Locale = Field(description="The language served: the requested one when the item has it, else en.")
+    locale: Locale = Field(description="The requested language when the title or the body is served in it, else "
+                                       "en. Each of title and body falls back to en on its own when it lacks the "
+                                       "requested language.")
     title: str
     body: str
     format: Literal["markdown", "plain"]

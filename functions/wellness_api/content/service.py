@@ -201,8 +201,10 @@ def public_by_id(content_id: str) -> dict[str, Any]:
 
 
 def available_locales(item: dict[str, Any]) -> list[str]:
-    body = models.localized(item.get("body"))
-    return [locale for locale in models.LOCALES if locale in body]
+    """The languages a reader can ask for and see something of: those of the title or the body."""
+    present = {locale for name in models.SERVED_FIELDS for locale, text in models.localized(item.get(name)).items()
+               if text}
+    return [locale for locale in models.LOCALES if locale in present]
 
 
 # ------------------------------------------------------------------------------------ administration
