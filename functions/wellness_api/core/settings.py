@@ -105,10 +105,11 @@ SETTINGS: dict[str, Setting] = {
         Setting("auth.provisioningPerMinute", "int", 60,
                 "Users created just in time by the external_user grant per minute for the client.", minimum=1),
         Setting("auth.passwordAttemptsPerMinute", "int", 30,
-                "Password-grant attempts per minute per caller (IP address) and client, counted before verification.",
+                "Password-grant attempts per minute per caller (an IPv4 address or an IPv6 /64) and client, counted "
+                "before verification.",
                 minimum=1),
         Setting("auth.guestAttemptsPerMinute", "int", 10,
-                "Guest sign-in attempts per minute per caller (IP address) and client.", minimum=1),
+                "Guest sign-in attempts per minute per caller (an IPv4 address or an IPv6 /64) and client.", minimum=1),
         Setting("auth.guestSignInsPerMinute", "int", 120,
                 "Guest sign-ins per minute for the whole client, all callers together (each one can become a "
                 "Firebase Auth account of the shared project).", minimum=1, maximum=6000),

@@ -39,6 +39,8 @@ DEMO_CLIENTS = [
             "vitalScan.points=500", "vitalScan.requestsPerMinute=120",
             "vitalScan.allowedReturnOrigins=https://demo-fitness.example,https://localhost",
             "wellnessChat.requestsPerMinute=120",
+            # Room for the docs' media examples to run back to back while earlier jobs still render.
+            "mediaGeneration.maxActiveJobs=10",
         ],
         "admin": {"email": "admin@demo-fitness.example", "password": "demo-admin-pass", "displayName": "Demo Admin"},
         "player": {"email": "player@demo-fitness.example", "password": "demo-player-pass", "displayName": "Demo Player",
