@@ -3,11 +3,11 @@
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, WithJsonSchema, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..core import clock
-from ..core.http import QueryInt
+from ..core.bounds import Number, bounded_number, query_int
 from ..core.text import MultiLine, SingleLine
 
 # Exercise types (2.9) and session states (3.1).
@@ -44,22 +44,6 @@ RECORDS_PAGE_DEFAULT, RECORDS_PAGE_MAX = 50, 500
 MAX_ALGORITHM_BYTES = 4096
 MAX_ALGORITHM_KEYS = 50
 
-Number = StrictInt | StrictFloat
-
-
-def bounded_number(*, le: float, ge: float | None = None):
-    """An int or float in a range. pydantic documents bounds on a union as `ge`/`le`, which no OpenAPI reader
-    knows: the schema is given here with minimum/maximum."""
-    schema: dict[str, Any] = {"type": "number", "maximum": le}
-    if ge is not None:
-        schema["minimum"] = ge
-    return Annotated[Number, Field(ge=ge, le=le), WithJsonSchema(schema)]
-
-
-def query_int(*, ge: int, le: int):
-    """An integer query parameter in a range: the bounds come before QueryInt's string conversion, so that the
-    OpenAPI document shows them as minimum/maximum (after it, pydantic writes `ge`/`le`)."""
-    return Annotated[int, Field(ge=ge, le=le), *QueryInt.__metadata__]
 
 
 Id = Annotated[str, Field(max_length=MAX_ID)]

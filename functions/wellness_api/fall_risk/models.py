@@ -10,15 +10,13 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
-    StrictFloat,
     StrictInt,
-    WithJsonSchema,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
 from ..core import clock, users
-from ..core.http import QueryInt
+from ..core.bounds import bounded_number, query_int
 from .rules import CURRENT
 
 # Completion states of a result and who started it.
@@ -44,24 +42,6 @@ MAX_WALK_SECONDS = 600
 RESULTS_PAGE_DEFAULT, RESULTS_PAGE_MAX = 20, 100
 RECORDS_PAGE_DEFAULT, RECORDS_PAGE_MAX = 50, 500
 
-Number = StrictInt | StrictFloat
-
-
-def bounded_number(*, le: float, ge: float | None = None, gt: float | None = None):
-    """An int or float in a range. pydantic documents bounds on a union as `ge`/`le`, which no OpenAPI reader
-    knows: the schema is given here with minimum/maximum."""
-    schema: dict[str, Any] = {"type": "number", "maximum": le}
-    if ge is not None:
-        schema["minimum"] = ge
-    if gt is not None:
-        schema["exclusiveMinimum"] = gt
-    return Annotated[Number, Field(ge=ge, gt=gt, le=le), WithJsonSchema(schema)]
-
-
-def query_int(*, ge: int, le: int):
-    """An integer query parameter in a range: the bounds come before QueryInt's string conversion, so that the
-    OpenAPI document shows them as minimum/maximum (after it, pydantic writes `ge`/`le`)."""
-    return Annotated[int, Field(ge=ge, le=le), *QueryInt.__metadata__]
 
 
 Id = Annotated[str, Field(max_length=MAX_ID)]
