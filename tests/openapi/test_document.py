@@ -88,7 +88,7 @@ def test_strict_bodies_are_closed_and_bounds_are_documented():
     assert schemas["CreateSessionBody"]["additionalProperties"] is False
     assert schemas["CreateKeyBody"]["properties"]["label"]["maxLength"] == 100
     (listing,) = DOC["paths"]["/api/lessons"]["get"]["parameters"]
-    assert (listing["in"], listing["required"], listing["schema"]) == ("query", True, {"type": "string"})
+    assert (listing["in"], listing["required"], listing["schema"]) == ("query", True, {"type": "string", "maxLength": 64})
     key_id = DOC["paths"]["/api/clients/{clientId}/api-keys/{keyId}"]["patch"]["parameters"][1]
     assert key_id["schema"] == {"type": "string", "pattern": "^[A-Za-z0-9_-]+$", "minLength": 1, "maxLength": 64}
 
