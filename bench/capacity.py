@@ -34,6 +34,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "capacity.md"
 BEGIN, END = "<!-- capacity:generated:begin -->", "<!-- capacity:generated:end -->"
 RUNS = 5
+BILLING_STEP_S = 0.1  # Cloud Run rounds an instance's billable time up to the next 100 ms
 # Gen-2 functions without `cpu` get the gen-1 share of a vCPU for their memory (firebase-functions `cpu="gcf_gen1"`
 # default), https://cloud.google.com/functions/docs/configuring/memory
 GEN1_CPU = {128: 0.083, 256: 0.167, 512: 0.333, 1024: 0.583, 2048: 1.0, 4096: 2.0, 8192: 2.0}
@@ -225,18 +226,16 @@ def measure(runs: int = RUNS) -> list[Measured]:
         return response.status_code
 
     _measure(rows, "Vital Scan", "vitalscan", "POST session (partner)", scan_created, runs=runs)
-    frames = 16 * 30 + 1
-    trace = {"fps": 30, "t": [i * 1000 / 30 for i in range(frames)], "rgb": [[140, 100, 80]] * frames}
+    from bench.rppg_synthetic import generate
+
+    synthetic = generate(72, 15, "clean", seconds=30, fps=30)  # a clean 30 s trace, as bench/concurrency.py sends
+    trace = {"fps": synthetic.fps, "t": synthetic.t, "rgb": synthetic.rgb}
+    for token in tokens:  # the start is vitalscan's; only the measurement is vitalscanmeasure's
+        vital.post("/api/hosted/vital-scan/start", headers=bearer(token))
     started = iter(list(tokens))
-
-    def measured_scan():
-        scan = bearer(next(started))
-        vital.post("/api/hosted/vital-scan/start", headers=scan)
-        return _status(vital.post("/api/hosted/vital-scan/measurement", json=trace, headers=scan))
-
-    # The start is inside the timing (one more small request); the measurement's CPU dominates.
-    _measure(rows, "Vital Scan", "vitalscan", "hosted start + measurement (16 s trace)", measured_scan, kind="cpu",
-             runs=runs)
+    _measure(rows, "Vital Scan", "vitalscanmeasure", "hosted measurement (30 s trace at 30 fps)", lambda: _status(
+        vital.post("/api/hosted/vital-scan/measurement", json=trace, headers=bearer(next(started)))), kind="cpu",
+        runs=runs)
 
     fall_risk = fall_risk_app.test_client()
     results = []
@@ -361,7 +360,9 @@ def price(rows: list[Measured], fns: dict[str, Function], gains: dict[str, float
         gain = 1.0
         if concurrent and fn.concurrency > 1:
             gain = min(fn.concurrency, gains.get(row.function, ASSUMED_CONCURRENCY_GAIN[row.kind]))
-        seconds = row.seconds / gain
+        # One request per instance: each request is an active period of its own, billed rounded up to 100 ms
+        # (https://cloud.google.com/run/pricing); at concurrency the busy periods merge, and the rounding fades.
+        seconds = row.seconds / gain if gain > 1 else math.ceil(row.seconds / BILLING_STEP_S) * BILLING_STEP_S
         million = 1_000_000
         costs.append(Cost(
             row, fn, seconds,
@@ -528,6 +529,8 @@ def _scale(costs: list[Cost], fns: dict[str, Function], found: list[Ceiling], ga
         marks = ["within" if BASE_TENANT_RPS * k <= c.events_per_second else "**over**" for k in (1, 10, 100)]
         if c.key.startswith("user"):  # one person's own pace, whatever the tenant's traffic
             marks = ["(one user's own rate)", "", ""]
+        elif c.per_document:  # shards are added with the limit: the limit binds first
+            marks = ["(shards follow the limit)", "", ""]
         lines.append(f"| {c.what} (per {c.key.split(' (')[0].split(':')[0]}) | {c.events_per_second:g} | "
                      + " | ".join(marks) + " |")
     return lines
@@ -551,8 +554,8 @@ def render(rows: list[Measured], commit: str, day: str) -> str:
                    f"<{item.url}> ({item.read}) |")
     out += ["", FREE_TIERS, "", "### Cost per million requests, by request", "",
             f"Reads and writes counted as Firestore bills them; ms: median wall time of {RUNS} served in-process "
-            "against the emulators (the instance time of one request at concurrency 1). Priced with one request per "
-            "instance, as the functions are deployed when their concurrency is 1:", ""]
+            "against the emulators. Instance s: what one request is billed with one request per instance (its wall time "
+            "rounded up to 100 ms), as the functions are deployed while their concurrency is 1:", ""]
     out += _table(single)
     out += ["", f"### Cost per million requests, by area (concurrency gain {source})", ""]
     out += _areas(single, concurrent)
