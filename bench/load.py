@@ -12,10 +12,12 @@
    rollups, jobs, conversations and usage). Each check prints `ok` or `MISMATCH expected/got`; any mismatch
    raises, so `make bench` fails loudly.
 
-Callers never retry: a refused write (429, 503) wrote nothing, so the counts stay exact. A write whose outcome
-the caller could not see (no answer within TIMEOUT_S; an answer that is the emulator's or Hosting's, without
-x-request-id; Vital Scan's 503 commit_outcome_unknown) widens its checks to [expected, expected + unknown], and
-the line says so and what it found.
+Callers never retry the platform's answers: a refused write (429, 503) wrote nothing, so the counts stay exact.
+The one answer sent again (once) is the Functions emulator's hang-up, 500 {"code":"ECONNRESET"} without
+x-request-id (see is_emulator_hangup): it is counted and printed apart, never as the platform's error. A write
+whose outcome the caller could not see (no answer within TIMEOUT_S; an answer that is the emulator's or Hosting's,
+without x-request-id, a hang-up included; Vital Scan's 503 commit_outcome_unknown) widens its checks to
+[expected, expected + unknown], and the line says so and what it found.
 """
 
 import collections
