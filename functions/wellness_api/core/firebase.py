@@ -5,6 +5,7 @@ because Application Default Credentials do not exist there; in production it use
 """
 
 import functools
+import threading
 
 import firebase_admin
 from firebase_admin import credentials
@@ -23,7 +24,27 @@ def storage_bucket_name() -> str:
     return f"{config.project_id()}.appspot.com"
 
 
-@functools.cache
+def _once(make):
+    """`make()` run once per process, even when many threads ask at once.
+
+    An instance serving concurrent requests gets its first ones together; functools.cache does not lock, so two
+    threads both ran initialize_app() (the second failed: "The default Firebase app already exists") or each
+    made and kept its own Firestore client."""
+    lock = threading.Lock()
+    made = []
+
+    @functools.wraps(make)
+    def get():
+        if not made:
+            with lock:
+                if not made:
+                    made.append(make())
+        return made[0]
+
+    return get
+
+
+@_once
 def app() -> firebase_admin.App:
     options = {"projectId": config.project_id(), "storageBucket": storage_bucket_name()}
     if config.using_emulators():
@@ -31,7 +52,7 @@ def app() -> firebase_admin.App:
     return firebase_admin.initialize_app(options=options)
 
 
-@functools.cache
+@_once
 def db():
     from firebase_admin import firestore
 

@@ -7,6 +7,7 @@ defence for messages that interpolate caller input.
 import json
 import re
 import sys
+import threading
 import time
 from typing import Any
 
@@ -25,6 +26,7 @@ _SECRET_PATTERNS = [
         r'\1"[REDACTED]"',
     ),
 ]
+_WRITE_LOCK = threading.Lock()
 _SECRET_KEYS = {
     "password", "secret", "clientsecret", "token", "idtoken", "customtoken", "apikey",
     "scantoken", "authorization", "refreshtoken",
@@ -56,8 +58,12 @@ def log(severity: str, message: str, **fields: Any) -> None:
         if value is not None:
             entry[key] = _scrub_value(key, value)
     stream = sys.stderr if severity in ("ERROR", "CRITICAL") else sys.stdout
-    stream.write(json.dumps(entry, default=str) + "\n")
-    stream.flush()
+    line = json.dumps(entry, default=str) + "\n"
+    # sys.stdout (a TextIOWrapper) is not thread-safe: lines of concurrent requests could interleave into one
+    # line that Cloud Logging cannot parse.
+    with _WRITE_LOCK:
+        stream.write(line)
+        stream.flush()
 
 
 def info(message: str, **fields: Any) -> None:
