@@ -583,8 +583,10 @@ def write_doc(text: str, path: pathlib.Path = DOC) -> None:
 
 
 def _commit() -> str:
+    """The commit measured; `+changes` when the code measured (functions/, bench/) differs from it."""
     out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    return out.stdout.strip() or "unknown"
+    changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "functions", "bench"], cwd=ROOT).returncode
+    return (out.stdout.strip() or "unknown") + ("+changes" if changed else "")
 
 
 def main(runs: int = RUNS) -> None:
