@@ -373,6 +373,9 @@ class Run:
         env = dict(os.environ)
         env["DEVSTACK_ROOT"] = str(ROOT)
         env["DEVSTACK_MARK"] = MARK
+        # No kept-alive connections from the emulators to the Python workers (the file says why).
+        preload = f'--require "{ROOT / "devstack" / "node_no_keepalive.cjs"}"'
+        env["NODE_OPTIONS"] = f"{env.get('NODE_OPTIONS', '')} {preload}".strip()
         # The test and bench processes (and the seed) reach Hosting at this stack's own port.
         env["E2E_BASE_URL"] = env["PUBLIC_BASE_URL"] = base_url()
         env["XDG_RUNTIME_DIR"] = str(RUN / "xdg")
