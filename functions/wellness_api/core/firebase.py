@@ -5,7 +5,10 @@ because Application Default Credentials do not exist there; in production it use
 """
 
 import functools
+import json
+import os
 import threading
+from pathlib import Path
 
 import firebase_admin
 from firebase_admin import credentials
@@ -21,6 +24,20 @@ class _EmulatorCredential(credentials.Base):
 
 
 def storage_bucket_name() -> str:
+    """The project's default bucket, as the runtime names it in FIREBASE_CONFIG, else `PROJECT.appspot.com`.
+
+    Cloud Functions sets FIREBASE_CONFIG (JSON, or a path to a JSON file) with the project's storageBucket:
+    projects made since 30 October 2024 get `PROJECT.firebasestorage.app`, older ones `PROJECT.appspot.com`,
+    so the name cannot be derived from the project id alone. The emulators use `PROJECT.appspot.com`."""
+    raw = os.environ.get("FIREBASE_CONFIG", "").strip()
+    if raw:
+        try:
+            text = raw if raw.startswith("{") else Path(raw).read_text()
+            bucket = json.loads(text).get("storageBucket")
+        except (OSError, ValueError, AttributeError):
+            bucket = None
+        if isinstance(bucket, str) and bucket:
+            return bucket
     return f"{config.project_id()}.appspot.com"
 
 
