@@ -15,7 +15,7 @@ import pytest
 from bench import rppg_synthetic as synthetic
 from wellness_api.vital_scan import engine, metrics
 from wellness_api.vital_scan.engine import Trace
-from wellness_api.vital_scan.rppg import RppgEngine, filters, limits
+from wellness_api.vital_scan.rppg import RppgEngine, beats, filters, hrv, limits
 
 NEVER = ("sbp", "dbp", "spo2", "HbA1c", "cholesterol", "hemoglobin", "cvd_risk", "afib", "wellness_score")
 
@@ -33,28 +33,50 @@ def test_clean_trace_gives_hr_within_2_bpm(hr):
 
 @pytest.mark.parametrize("fps", [15, 30, 60])
 def test_shortest_allowed_trace_at_several_frame_rates(fps):
-    case = synthetic.generate(95, 15, "clean", seconds=15, fps=fps, seed=fps)
+    case = synthetic.generate(95, 15, "clean", seconds=15, fps=fps, seed=fps, skin="III")
     assert abs(measure(case)["hr"] - case.truth.hr) < 2
 
 
-def test_clean_trace_gives_hrv_rr_and_si_from_the_beats():
-    case = synthetic.generate(70, 12, "clean", seconds=40, seed=3)
+def test_clean_minute_gives_rr_and_hr():
+    case = synthetic.generate(70, 12, "clean", seconds=60, seed=3, skin="II")
     result = measure(case)
     assert abs(result["hr"] - case.truth.hr) < 1
-    indices = result["hrv_indices"]
-    assert set(indices) == {"MEAN_RR", "SDNN", "RMSSD", "SD1", "SD2"}  # 40 s: no LF/HF
-    assert abs(indices["MEAN_RR"] - case.truth.ibi.mean() * 1000) < 10
-    assert result["hrv"] == indices["SDNN"] and abs(indices["SDNN"] - case.truth.sdnn) < 0.5 * case.truth.sdnn
     assert abs(result["rr"] - 12) < 1.5
-    assert result["si"] > 0
     assert metrics.public_metrics(result) == result  # every name and type is one the spec documents
 
 
+def test_hrv_is_reported_only_within_its_stated_tolerances():
+    """SDNN within 10 ms and RMSSD within 25 ms of the generated beats' own values whenever reported
+    (bench/vital_scan_accuracy.py states the same); si comes with them."""
+    reported = 0
+    for seed in range(30):
+        case = synthetic.generate(75 + seed, 14, "clean", seconds=60, seed=300 + seed, skin="I")
+        result = measure(case)
+        if "hrv" not in result:
+            continue
+        reported += 1
+        indices = result["hrv_indices"]
+        assert result["hrv"] == indices["SDNN"] and abs(indices["SDNN"] - case.truth.sdnn) <= 10
+        assert abs(indices["RMSSD"] - case.truth.rmssd) <= 25
+        assert abs(indices["MEAN_RR"] - case.truth.ibi.mean() * 1000) < 10
+        assert "LF" not in indices  # 60 s: no LF/HF
+    assert reported  # the gate is not a wall
+
+
+def _exact_beats(case) -> "beats.Beats":
+    times = np.concatenate([[0.0], np.cumsum(case.truth.ibi)])
+    ok = np.ones(len(case.truth.ibi), bool)
+    return beats.Beats(times=times, values=np.ones(len(times)), ibi=case.truth.ibi, accepted=ok, unmasked=ok)
+
+
 def test_lf_hf_only_on_a_long_trace():
-    case = synthetic.generate(65, 14, "clean", seconds=150, seed=5)
-    indices = measure(case)["hrv_indices"]
+    """The frequency-domain indices on the generated beats themselves (the timing gate decides elsewhere
+    whether detected beats are precise enough): only when 2 minutes of beats are unbroken."""
+    indices = hrv.indices(_exact_beats(synthetic.generate(65, 14, "clean", seconds=150, seed=5)))["hrv_indices"]
     assert {"LF", "HF", "LF_HF_RATIO"} <= set(indices)
     assert math.isclose(indices["LF_HF_RATIO"], indices["LF"] / indices["HF"], rel_tol=0.01)
+    short = hrv.indices(_exact_beats(synthetic.generate(65, 14, "clean", seconds=60, seed=5)))["hrv_indices"]
+    assert not {"LF", "HF"} & set(short)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -110,13 +132,13 @@ def test_hosted_measurement_completes_with_the_engine_metrics(http, partner):
 
     sid, token = new_session(http, partner)
     http.post(f"{HOSTED}/start", headers=bearer(token))
-    case = synthetic.generate(72, 14, "clean", seconds=30, seed=21)
+    case = synthetic.generate(72, 14, "clean", seconds=30, seed=21, skin="III")
     body = {"fps": case.fps, "t": [round(x, 3) for x in case.t], "rgb": [[round(v, 3) for v in px] for px in case.rgb]}
     response = http.post(f"{HOSTED}/measurement", json=body, headers=bearer(token))
     assert response.status_code == 200, response.json
     stored = response.json["metrics"]
     assert response.json["status"] == "completed" and abs(stored["hr"] - case.truth.hr) < 2
-    assert {"hrv", "hrv_indices", "si"} <= set(stored) and not set(NEVER) & set(stored)
+    assert stored == measure(case) and not set(NEVER) & set(stored)
     assert partner_view(http, partner, sid)["metrics"] == stored
 
 

@@ -33,3 +33,9 @@ class RppgEngine:
         from . import pipeline  # numpy and scipy load here, on the measurement path only
 
         return pipeline.measure(trace.fps, trace.t, trace.rgb)
+
+    def assess(self, trace) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """(metrics or None, internal quality: the gates' measures and the reason a metric is omitted)."""
+        from . import pipeline
+
+        return pipeline.assess(trace.fps, trace.t, trace.rgb)

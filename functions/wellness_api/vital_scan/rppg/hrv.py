@@ -25,6 +25,7 @@ MIN_INTERVALS = 12  # time-domain indices need at least this many accepted inter
 MIN_ACCEPTED_SHARE = 0.7  # and at least this share of all detected intervals accepted
 MIN_SI_INTERVALS = 20
 MIN_SPECTRAL_SPAN = 120.0  # s
+ADVISED_SECONDS = 60.0  # a scan this long or longer: an omitted hrv is the trace's quality, not its length
 LF, HF = (0.04, 0.15), (0.15, 0.4)
 
 

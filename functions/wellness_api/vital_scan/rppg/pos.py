@@ -84,3 +84,31 @@ def colour_motion(rgb: np.ndarray, fs: float) -> np.ndarray:
     loud = np.sqrt(energy) > COLOUR_FACTOR * np.sqrt(np.median(energy))
     grow = int(DILATE * fs)
     return np.convolve(loud, np.ones(2 * grow + 1), mode="same") > 0
+
+
+PBV = np.array([0.33, 0.77, 0.53])  # the blood-volume pulse signature of normalised skin colour (Wang et al.)
+
+
+def signature(rgb: np.ndarray, kept: np.ndarray, fs: float, hz: float, width: float = 0.05) -> float:
+    """How well the colour change at `hz` points along the blood-volume pulse signature (cosine, 0-1).
+
+    G. de Haan and A. van Leest, "Improved motion robustness of remote-PPG by using the blood volume pulse
+    signature", Physiol. Meas. 35(9), 2014: the pulse changes normalised skin colour along a fixed direction
+    (strongest in green); light, shine and motion change it along others (equal in all channels for white
+    light, along the skin tone for intensity). The principal direction of the normalised colour's
+    cross-spectrum within `width` of `hz` is compared with PBV: a steady in-band sway or flicker can pass a
+    spectral test, not this one."""
+    if kept.sum() < 2 * fs:
+        return 0.0
+    x = rgb[kept] / np.clip(rgb[kept].mean(axis=0), 1e-9, None) - 1.0
+    x = signal.detrend(x, axis=0)
+    nfft = int(2 ** np.ceil(np.log2(max(len(x), fs / 0.01))))
+    spectrum = np.fft.rfft(x * np.hanning(len(x))[:, None], nfft, axis=0)
+    freqs = np.fft.rfftfreq(nfft, 1 / fs)
+    near = spectrum[np.abs(freqs - hz) <= width]
+    if not len(near):
+        return 0.0
+    cross = (near.conj().T @ near).real  # 3x3, summed over the bins near hz
+    _, vectors = np.linalg.eigh(cross)
+    principal = vectors[:, -1]
+    return float(abs(principal @ PBV) / np.linalg.norm(PBV))

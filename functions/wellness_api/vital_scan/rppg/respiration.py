@@ -6,24 +6,27 @@ intensity (RIIV, the baseline at each beat), amplitude (RIAV, peak minus precedi
 (RIFV, the inter-beat interval: respiratory sinus arrhythmia). Each beat series is resampled at 4 Hz, and
 its spectral peak in 7.2-30 breaths/min (above the 0.1 Hz Mayer waves; a maximum on the band's edge is
 leakage, not a peak) is a candidate when the peak is clear (at least CLEAR_SHARE of the
-band's power within +-0.03 Hz). Smart fusion: rr is the mean of the clear candidates when at least two are
-clear and agree within AGREE breaths/min; otherwise rr is omitted. The band is capped at 0.45 times the heart
+band's power within +-0.03 Hz). Fusion: rr is the mean of the clear candidates when at least two are
+clear and all of them agree within AGREE breaths/min; otherwise rr is omitted. The band is capped at 0.45 times the heart
 rate, since a beat series cannot show a modulation faster than half its beat rate. Only the longest run of beats
 between masked samples is used (no interpolation across motion), and it must span at least MIN_SPAN.
 """
 
 import numpy as np
-from scipy import interpolate
+from scipy import interpolate, signal
 
 from .beats import Beats, longest_run
+from .pos import PBV
 from .spectrum import interpolated_peak, power_spectrum
 
 BAND = (0.12, 0.5)  # Hz: 7.2-30 breaths/min (above the 0.1 Hz Mayer waves of the interval series)
 FS = 4.0
+MAYER = 0.1  # Hz
 CLEAR_SHARE = 0.35
-AGREE = 2.0  # breaths/min
+AGREE = 1.5  # breaths/min: every clear candidate within this of every other
 MIN_SPAN = 20.0  # s of accepted beats
 MIN_CYCLES = 3  # breathing cycles the span must hold at the estimated rate
+ADVISED_SECONDS = 60.0  # the scan length the hosted page asks for when rr is wanted
 
 
 def _rate(t: np.ndarray, values: np.ndarray, upper: float) -> float | None:
@@ -35,7 +38,10 @@ def _rate(t: np.ndarray, values: np.ndarray, upper: float) -> float | None:
     series = interpolate.PchipInterpolator(t, values)(grid)
     series = series - np.polyval(np.polyfit(grid, series, 1), grid)
     freqs, power = power_spectrum(series, FS)
-    band = (freqs >= BAND[0]) & (freqs <= upper)
+    # The Mayer wave (about 0.1 Hz, in every beat series) spreads over its window's main lobe, 2/span Hz
+    # either side: a breathing peak is looked for only above it.
+    floor = max(BAND[0], MAYER + 2.0 / (t[-1] - t[0]))
+    band = (freqs >= floor) & (freqs <= upper)
     if not band.any() or power[band].sum() <= 0:
         return None
     inside = np.flatnonzero(band)
@@ -50,7 +56,8 @@ def _rate(t: np.ndarray, values: np.ndarray, upper: float) -> float | None:
 
 
 def respiratory_rate(beats: Beats, baseline: np.ndarray, fs: float, hr_hz: float) -> float | None:
-    """rr in breaths/min, or None when the modulations do not agree on a clear rate."""
+    """rr in breaths/min, or None when the modulations do not agree on a clear rate. `baseline` is the
+    continuous intensity modulation (RIIV) at rate fs (`intensity_signal`)."""
     if len(beats.times) < 3:
         return None
     upper = min(BAND[1], 0.45 * hr_hz)
@@ -62,18 +69,33 @@ def respiratory_rate(beats: Beats, baseline: np.ndarray, fs: float, hr_hz: float
     good[:-1] |= accepted
     good[1:] |= accepted
     t = beats.times[lo:hi + 1][good]
-    index = np.clip(np.round(t * fs).astype(int), 0, len(baseline) - 1)
+    if len(t) < 2:
+        return None
+    # RIIV is read from the continuous signal, not at the beats: a slow pulse cannot alias it.
+    grid = np.arange(t[0], t[-1], 1 / FS)
+    index = np.clip(np.round(grid * fs).astype(int), 0, len(baseline) - 1)
     candidates = [
-        _rate(t, baseline[index], upper),
+        _rate(grid, baseline[index], BAND[1]),
         _rate(t, beats.values[lo:hi + 1][good], upper),
         _rate(beats.times[lo + 1:hi + 1][accepted], beats.ibi[lo:hi][accepted], upper),
     ]
     clear = sorted(c for c in candidates if c is not None)
     if len(clear) < 2:
         return None
-    best = None
-    for i in range(len(clear)):
-        group = [c for c in clear if abs(c - clear[i]) <= AGREE]
-        if len(group) >= 2 and (best is None or len(group) > len(best)):
-            best = group
-    return float(np.mean(best)) if best else None
+    if clear[-1] - clear[0] > AGREE:
+        return None  # a clear modulation that disagrees: one of them is not breathing, and which is unknown
+    return float(np.mean(clear))
+
+
+def intensity_signal(rgb: np.ndarray, kept: np.ndarray, fs: float) -> np.ndarray:
+    """The blood-volume (RIIV) component of the normalised colour at 0.1-0.6 Hz: the colour divided by its
+    10 s moving mean, projected on the blood-volume signature with the intensity direction removed (light
+    and distance change all channels alike), band-passed; masked samples are 0."""
+    width = int(10 * fs)
+    padded = np.pad(rgb, ((width // 2, width - 1 - width // 2), (0, 0)), mode="edge")
+    mean = np.column_stack([np.convolve(padded[:, c], np.ones(width) / width, mode="valid") for c in range(3)])
+    normalised = rgb / np.clip(mean, 1e-9, None) - 1.0
+    direction = PBV - PBV.mean()
+    x = np.where(kept, normalised @ direction, 0.0)
+    sos = signal.butter(2, (0.08, 0.6), btype="bandpass", fs=fs, output="sos")
+    return np.where(kept, signal.sosfiltfilt(sos, x), 0.0)

@@ -22,14 +22,19 @@ import numpy as np
 from . import filters
 
 GRID = 0.005  # Hz
-MIN_SNR = -8.0  # dB, chosen on the synthetic benchmark (bench/vital_scan_accuracy.py)
-MIN_STABILITY = 0.8
+MIN_SNR = -10.0  # dB, chosen on the synthetic benchmark (bench/vital_scan_accuracy.py)
+MIN_STABILITY = 0.6
 DOMINANCE = 0.6  # a window agrees when its power near f0 reaches this share of its in-band maximum
 MIN_KEPT = 0.6  # share of motion-free samples a stability window needs
 MIN_WINDOWS = 3  # fewer motion-free windows than this: no stability, no heart rate
 STABILITY_WINDOW, STABILITY_STEP, STABILITY_TOLERANCE = 10.0, 2.5, 0.1  # s, s, Hz
 SNR_BAND = (0.5, 4.0)  # Hz, 30-240 bpm as in de Haan and Jeanne
 HALF_WIDTH = 0.1  # Hz, template around the fundamental (twice that around the harmonic)
+SUBHARMONIC_SHARE = 0.3  # a sub-harmonic peak this strong (relative to the strongest) may be the fundamental
+AGREE = 0.06  # the autocorrelation's rate and the spectral rate agree within this share
+HALF_AGREE = 0.05  # each half of the trace peaks within this share of the whole trace's rate
+RIVAL_SHARE = 0.6  # a harmonic rival this strong makes the rate ambiguous
+SUBHARMONIC_ACF = 0.1  # a sub-harmonic is the fundamental only if the wave repeats this much better there
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,22 +98,103 @@ def stability(pulse: np.ndarray, kept: np.ndarray, fs: float, f0: float) -> floa
     return len(agreeing) / total
 
 
+def _band_power(freqs: np.ndarray, power: np.ndarray, f: float, width: float = HALF_WIDTH / 2) -> float:
+    return float(power[np.abs(freqs - f) <= width].sum())
+
+
+def _is_local_peak(freqs: np.ndarray, power: np.ndarray, f: float) -> bool:
+    """f is within a bin or two of a local maximum of the spectrum."""
+    near = np.flatnonzero(np.abs(freqs - f) <= HALF_WIDTH / 2)
+    if not near.size:
+        return False
+    i = int(near[np.argmax(power[near])])
+    return 0 < i < len(power) - 1 and power[i] >= power[i - 1] and power[i] >= power[i + 1]
+
+
+def fundamental(freqs: np.ndarray, power: np.ndarray, f: float, acf: np.ndarray, fs: float) -> float:
+    """The fundamental of which the strongest peak f may be a harmonic: f/2 or f/3 when that frequency is in
+    the band, is a peak of its own carrying at least SUBHARMONIC_SHARE of f's power, and the autocorrelation
+    (the waveform's own period) does not contradict it. A pronounced dicrotic wave makes the second
+    harmonic the strongest (a 60 bpm pulse read as 120 or 180); the autocorrelation repeats at the whole
+    period, not at the dicrotic half."""
+    best = f
+    for divisor in (2, 3):
+        sub = f / divisor
+        if sub < filters.BAND[0] or not _is_local_peak(freqs, power, sub):
+            continue
+        if _band_power(freqs, power, sub) < SUBHARMONIC_SHARE * _band_power(freqs, power, f):
+            continue
+        if acf_at(acf, fs, sub) < acf_at(acf, fs, f) + SUBHARMONIC_ACF:
+            continue  # the wave repeats at f's period already: f is the fundamental
+        best = sub
+    return best
+
+
+def autocorrelation(pulse: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """The normalised autocorrelation of the band-passed pulse over its kept samples (each lag divided by
+    the number of kept pairs it holds, so masked motion does not shrink it)."""
+    x = np.where(kept, pulse, 0.0)
+    m = kept.astype(float)
+    n = len(x)
+    nfft = int(2 ** np.ceil(np.log2(2 * n)))
+    acf = np.fft.irfft(np.abs(np.fft.rfft(x, nfft)) ** 2, nfft)[:n]
+    pairs = np.fft.irfft(np.abs(np.fft.rfft(m, nfft)) ** 2, nfft)[:n]
+    if acf[0] <= 0:
+        return np.zeros(n)
+    per_pair = np.divide(acf, pairs, out=np.zeros(n), where=pairs > 0.25 * n)
+    return per_pair / per_pair[0]
+
+
+def acf_at(acf: np.ndarray, fs: float, hz: float) -> float:
+    """The highest autocorrelation within AGREE of the period 1/hz (0 beyond the trace)."""
+    lo, hi = int(np.floor(fs / (hz * (1 + AGREE)))), int(np.ceil(fs / (hz * (1 - AGREE))))
+    if lo >= len(acf):
+        return 0.0
+    return float(acf[lo:min(hi + 1, len(acf))].max())
+
+
 def heart_rate(pulse: np.ndarray, kept: np.ndarray, fs: float) -> Peak:
     """The spectral heart-rate peak of the (detrended, not yet band-passed) pulse wave and its SNR.
 
-    A peak whose half frequency is in the band and carries at least half its power is taken to be the
-    harmonic of that lower fundamental (a pronounced dicrotic wave at low heart rates)."""
+    The strongest in-band peak is checked against its sub-harmonics (`fundamental`), and the autocorrelation
+    of the band-passed wave must agree with the result within AGREE (else the stability is 0: no hr)."""
     freqs, power = power_spectrum(pulse, fs)
     in_band = (freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1])
     candidates = np.flatnonzero(in_band)
     index = int(candidates[np.argmax(power[candidates])])
-    f0 = interpolated_peak(freqs, power, index)
-    half = f0 / 2
-    if half >= filters.BAND[0]:
-        near = np.flatnonzero(in_band & (np.abs(freqs - half) <= HALF_WIDTH / 2))
-        if near.size:
-            sub = int(near[np.argmax(power[near])])
-            if power[sub] >= 0.5 * power[index] and 0 < sub < len(power) - 1 and power[sub] >= power[sub - 1] \
-                    and power[sub] >= power[sub + 1]:
-                f0 = interpolated_peak(freqs, power, sub)
-    return Peak(hz=f0, snr_db=snr_db(freqs, power, f0, fs), stability=stability(pulse, kept, fs, f0))
+    f_peak = interpolated_peak(freqs, power, index)
+    acf = autocorrelation(filters.bandpass(pulse, fs), kept)
+    f0 = fundamental(freqs, power, f_peak, acf, fs)
+    if f0 != f_peak:
+        near = np.flatnonzero(np.abs(freqs - f0) <= HALF_WIDTH / 2)
+        f0 = interpolated_peak(freqs, power, int(near[np.argmax(power[near])]))
+    return Peak(hz=f0, snr_db=snr_db(freqs, power, f0, fs),
+                stability=0.0 if ambiguous(freqs, power, f0) or not halves_agree(pulse, kept, fs, f0)
+                else stability(pulse, kept, fs, f0))
+
+
+def halves_agree(pulse: np.ndarray, kept: np.ndarray, fs: float, f0: float) -> bool:
+    """Each half of the kept pulse has its own strongest in-band peak within HALF_AGREE of f0: a rate that
+    only the whole trace shows (a motion burst's leakage, a noise peak summed over both halves) is not one."""
+    index = np.flatnonzero(kept)
+    if len(index) < 2 * 6 * fs:
+        return False
+    middle = index[len(index) // 2]
+    for part, mask in ((pulse[:middle], kept[:middle]), (pulse[middle:], kept[middle:])):
+        freqs, power = power_spectrum(np.where(mask, part, 0.0), fs)
+        band = np.flatnonzero((freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1]))
+        peak = freqs[band[np.argmax(power[band])]]
+        if abs(peak - f0) > HALF_AGREE * f0:
+            return False
+    return True
+
+
+def ambiguous(freqs: np.ndarray, power: np.ndarray, f0: float) -> bool:
+    """Another harmonic reading is about as strong: a peak at f0/2, f0/3, 2 f0 or 3 f0 (in the band)
+    carrying at least RIVAL_SHARE of f0's power. Then the rate is not reported rather than guessed."""
+    own = _band_power(freqs, power, f0)
+    for other in (f0 / 2, f0 / 3, 2 * f0, 1.5 * f0, 2 * f0 / 3):
+        if filters.BAND[0] <= other <= filters.BAND[1] and _is_local_peak(freqs, power, other) \
+                and _band_power(freqs, power, other) >= RIVAL_SHARE * own:
+            return True
+    return False
