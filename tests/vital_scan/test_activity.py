@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import bearer
 from tests.vital_scan.conftest import make_partner
-from tests.vital_scan.test_hosted import HOSTED, ScriptedEngine, new_session, partner_view, trace
+from tests.vital_scan.test_hosted import HOSTED, ScriptedEngine, complete, new_session, partner_view, trace
 from tests.vital_scan.test_routes import BASE, assert_error, spent
 from wellness_api.core import activity, clock
 from wellness_api.core.rollups import day_of
@@ -114,7 +114,7 @@ def test_a_completion_sent_twice_counts_once(http, partner):
     sid, token = new_session(http, partner, userId="member-9")
     scan = bearer(token)
     http.post(f"{HOSTED}/start", headers=scan)
-    assert http.post(f"{HOSTED}/measurement", json=trace(), headers=scan).status_code == 200
+    assert complete(http, scan).status_code == 200
     assert_error(http.post(f"{HOSTED}/measurement", json=trace(), headers=scan), 410, None)
     assert lifetime(partner.client_id) == {"created": 1, "started": 1, "completed": 1}
     completed_day = day_of(stored(partner, sid)["completedAt"])
@@ -181,7 +181,7 @@ def test_the_sweep_counts_expired_once_on_the_expiry_day(http, partner):
     done, done_token = new_session(http, partner)
     for token in (started_token, done_token):
         http.post(f"{HOSTED}/start", headers=bearer(token))
-    http.post(f"{HOSTED}/measurement", json=trace(), headers=bearer(done_token))
+    complete(http, bearer(done_token))
     expiry_day = day_of(stored(partner, waiting)["expiresAt"])
     past_expiry(partner, started)
     service.sweep_expired()

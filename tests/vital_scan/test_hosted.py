@@ -9,7 +9,7 @@ from tests.conftest import bearer
 from tests.vital_scan.conftest import ORIGIN
 from tests.vital_scan.test_routes import BASE, assert_error, spent
 from wellness_api.core import clock
-from wellness_api.vital_scan import engine
+from wellness_api.vital_scan import engine, service
 from wellness_api.vital_scan import repository as repo
 
 HOSTED = "/api/hosted/vital-scan"
@@ -34,6 +34,16 @@ def trace(seconds=16, fps=30):
     frames = int(seconds * fps) + 1
     return {"fps": fps, "t": [round(i * 1000 / fps, 3) for i in range(frames)],
             "rgb": [[150 + (i % 5), 100.5, 80] for i in range(frames)]}
+
+
+def complete(http, headers):
+    """Send trace() until the session completes: a trace that supports nothing is first answered "try
+    again" (service.MAX_RETRIES times, the session staying in_progress). The last response."""
+    for _ in range(service.MAX_RETRIES + 1):
+        response = http.post(f"{HOSTED}/measurement", json=trace(), headers=headers)
+        if response.status_code != 200 or response.json["status"] != "in_progress":
+            break
+    return response
 
 
 class ScriptedEngine:
@@ -76,6 +86,11 @@ def test_full_flow_created_in_progress_completed(http, partner):
     assert exited.json == {"redirectUrl": f"{ORIGIN}/back?x=1&vital_scan_session_id={sid}&status=exited"}
     assert partner_view(http, partner, sid)["status"] == "in_progress"
 
+    # A trace that supports nothing: the page is told what to change, twice, and the third scan completes.
+    for reason in ("weak", "weak"):
+        again = http.post(f"{HOSTED}/measurement", json=trace(), headers=scan)
+        assert again.status_code == 200 and again.json == {"status": "in_progress", "retry": reason}
+        assert partner_view(http, partner, sid)["status"] == "in_progress" and spent(partner.client_id) == 1
     done = http.post(f"{HOSTED}/measurement", json=trace(), headers=scan)
     assert done.status_code == 200, done.json
     assert done.json == {"status": "completed", "metrics": None,

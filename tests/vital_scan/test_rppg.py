@@ -190,3 +190,36 @@ def test_the_largest_trace_a_request_may_hold_is_measured_in_bounded_memory():
         finally:
             tracemalloc.stop()
         assert peak < 32 << 20, peak
+
+
+def test_quality_is_stored_with_the_measurement_and_never_shown(http, partner):
+    from tests.conftest import bearer
+    from tests.vital_scan.test_hosted import HOSTED, new_session, partner_view
+    from wellness_api.vital_scan import repository as repo
+
+    sid, token = new_session(http, partner)
+    http.post(f"{HOSTED}/start", headers=bearer(token))
+    case = synthetic.generate(80, 14, "clean", seconds=20, seed=4, skin="II")
+    body = {"fps": case.fps, "t": [round(x, 3) for x in case.t], "rgb": [[round(v, 3) for v in px] for px in case.rgb]}
+    assert http.post(f"{HOSTED}/measurement", json=body, headers=bearer(token)).json["status"] == "completed"
+    quality = repo.read_session(partner.client_id, sid)["quality"]
+    assert quality["snr_db"] > -10 and quality["signature"] >= 0.9 and quality["rr_omitted"] == "short"
+    view = partner_view(http, partner, sid)
+    assert "quality" not in view and "quality" not in view["metrics"] and "snr_db" not in view["metrics"]
+
+
+def test_a_dark_scan_is_answered_try_again_and_costs_nothing(http, partner):
+    from tests.conftest import bearer
+    from tests.vital_scan.test_hosted import HOSTED, new_session, partner_view
+    from wellness_api.vital_scan import repository as repo
+
+    sid, token = new_session(http, partner)
+    http.post(f"{HOSTED}/start", headers=bearer(token))
+    case = synthetic.noise_only(seconds=20, seed=2)
+    body = {"fps": case.fps, "t": [round(x, 3) for x in case.t],
+            "rgb": [[round(v * 0.12, 3) for v in px] for px in case.rgb]}  # a dim room: mean colour about 13
+    response = http.post(f"{HOSTED}/measurement", json=body, headers=bearer(token))
+    assert response.status_code == 200 and response.json == {"status": "in_progress", "retry": "dark"}
+    stored = repo.read_session(partner.client_id, sid)
+    assert stored["retries"] == 1 and stored["retryQuality"]["reason"] == "dark"
+    assert partner_view(http, partner, sid)["status"] == "in_progress"

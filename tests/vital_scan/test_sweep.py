@@ -3,7 +3,7 @@
 import datetime as dt
 
 from tests.conftest import bearer
-from tests.vital_scan.test_hosted import HOSTED, new_session, trace
+from tests.vital_scan.test_hosted import HOSTED, complete, new_session
 from wellness_api.core import clock
 from wellness_api.vital_scan import repository as repo
 from wellness_api.vital_scan import service
@@ -23,7 +23,7 @@ def test_sweep_expires_unfinished_sessions_after_two_hours(http, partner, other_
     http.post(f"{HOSTED}/start", headers=bearer(started_token))
     for token in (done_token, failed_token):
         http.post(f"{HOSTED}/start", headers=bearer(token))
-    http.post(f"{HOSTED}/measurement", json=trace(), headers=bearer(done_token))
+    complete(http, bearer(done_token))
     http.post(f"{HOSTED}/fail", json={"message": "no face"}, headers=bearer(failed_token))
     http.delete(f"/api/v1/vital-scan/sessions/{deleted}", headers=partner.headers)
 

@@ -87,11 +87,16 @@ class HostedSession(Closed):
 
 
 class MeasurementResult(Closed):
-    """The session is completed with the metrics the trace supports (omitted where the signal is too poor)."""
+    """The session is completed with the metrics the trace supports (omitted where the signal is too poor);
+    or, when the trace supports nothing and a new scan would help, it stays in_progress with `retry` saying
+    what to change (dark, motion, weak, short) and costs no point."""
 
-    status: Literal["completed"]
-    metrics: VitalScanMetrics | None
-    redirectUrl: str | None = Field(description="returnUrl with vital_scan_session_id and status=completed.")
+    status: Literal["completed", "in_progress"]
+    metrics: VitalScanMetrics | None = None
+    redirectUrl: str | None = Field(default=None,
+                                    description="returnUrl with vital_scan_session_id and status=completed.")
+    retry: Literal["dark", "motion", "weak", "short"] | None = Field(
+        default=None, description="Only with status in_progress: why the scan gave nothing and should be repeated.")
 
 
 class FailResult(Closed):

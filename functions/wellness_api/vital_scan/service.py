@@ -309,12 +309,23 @@ def hosted_measurement(ref: HostedRef, body: MeasurementBody) -> dict:
     """in_progress -> completed with the metrics the engine finds in the trace (none is legal)."""
     check_trace(body)
     _hosted(ref, lambda data, now: Change(_require_in_progress(data)))  # refuse early, before the engine runs
-    raw = engine.current().estimate(engine.Trace(body.fps, body.t, body.rgb))
+    raw, quality = _assess(engine.Trace(body.fps, body.t, body.rgb))
     result = metrics_mod.public_metrics(raw)
+    reason = quality.get("reason") if result is None else None
 
     def action(data, now) -> Change:
         _require_in_progress(data)
-        fields = {"status": COMPLETED, "completedAt": now, "updatedAt": now, "metrics": result}
+        retries = int(data.get("retries", 0))
+        if reason in RETRY_REASONS and retries < MAX_RETRIES:
+            # Trying again would help (too dark, too much movement, a weak pulse): the session stays
+            # in_progress (a retry costs no point, 3.2) and the page says what to change. After MAX_RETRIES
+            # such scans the next one completes, with metrics null if it too supports nothing.
+            return Change({"status": IN_PROGRESS, "retry": reason},
+                          {"retries": retries + 1, "retryQuality": quality})
+        # quality is internal (2.12): stored with the measurement as evidence, never part of the metrics or
+        # of any view (session_view and hosted_view list their fields).
+        fields = {"status": COMPLETED, "completedAt": now, "updatedAt": now, "metrics": result,
+                  "quality": quality}
         return Change({
             "status": COMPLETED,
             "metrics": result,
@@ -322,6 +333,18 @@ def hosted_measurement(ref: HostedRef, body: MeasurementBody) -> dict:
         }, fields, activity={"completed": 1})
 
     return _hosted(ref, action)
+
+
+RETRY_REASONS = ("dark", "motion", "weak", "short")  # vital_scan.rppg.pipeline's reasons a retry may fix
+MAX_RETRIES = 2  # scans of one session answered "try again" before one completes with whatever it supports
+
+
+def _assess(trace: engine.Trace) -> tuple[dict | None, dict]:
+    """(raw metrics, internal quality) from the installed engine; an engine without `assess` has no quality."""
+    current = engine.current()
+    if hasattr(current, "assess"):
+        return current.assess(trace)
+    return current.estimate(trace), {}
 
 
 def hosted_fail(ref: HostedRef, message: str) -> dict:
