@@ -49,7 +49,12 @@ const TEXT = {
     resultsNote: 'These results are estimates for wellness purposes only, not a medical diagnosis.',
     completed: 'The scan is complete. You can close this window.',
     ended: 'This scan has ended. You can close this window.',
-    invalid: 'This scan link is not valid.',
+    invalid: 'This scan link is not valid or has expired. Scan links work for one scan and for a limited time. Go back to the app or website that sent you here and ask it for a new scan link.',
+    retryDark: 'No measurement this time: it was too dark. Move to a brighter place or face a light, then tap Try again.',
+    retryMotion: 'No measurement this time: there was too much movement. Rest your arms, keep your head still and tap Try again.',
+    retryWeak: 'No measurement this time: the pulse signal was too weak. Move closer so your face fills the oval, face an even light, and tap Try again.',
+    retryShort: 'No measurement this time: the scan was too short. Keep your face in the oval until the scan ends, then tap Try again.',
+    longerScan: 'Breathing rate and heart rate variability need a calm scan of about 60 seconds.',
     framed: 'This page cannot be shown inside another page. Open the scan link directly.',
     error: 'Something went wrong. Please try again.',
     exited: 'You left the scan. You can close this window.',
@@ -84,7 +89,12 @@ const TEXT = {
     resultsNote: '結果僅為健康參考的估算值，並非醫療診斷。',
     completed: '掃描已完成，您可以關閉此視窗。',
     ended: '此掃描已結束，您可以關閉此視窗。',
-    invalid: '此掃描連結無效。',
+    invalid: '此掃描連結無效或已過期。掃描連結只能使用一次，且有使用期限。請回到提供此連結的應用程式或網站，索取新的掃描連結。',
+    retryDark: '這次未能測量：光線太暗。請移到較明亮的地方或面向光源，然後點選「再試一次」。',
+    retryMotion: '這次未能測量：動作太多。請放鬆手臂、保持頭部不動，然後點選「再試一次」。',
+    retryWeak: '這次未能測量：脈搏訊號太弱。請靠近鏡頭讓臉部填滿橢圓框，面向均勻的光線，然後點選「再試一次」。',
+    retryShort: '這次未能測量：掃描時間太短。請讓臉部保持在橢圓框內直到掃描結束，然後點選「再試一次」。',
+    longerScan: '呼吸頻率與心率變異需要約 60 秒的平靜掃描。',
     framed: '此頁面無法在其他頁面中顯示，請直接開啟掃描連結。',
     error: '發生錯誤，請再試一次。',
     exited: '您已離開掃描，可以關閉此視窗。',
@@ -118,7 +128,12 @@ const TEXT = {
     resultsNote: '结果仅为健康参考的估算值，并非医疗诊断。',
     completed: '扫描已完成，您可以关闭此窗口。',
     ended: '此扫描已结束，您可以关闭此窗口。',
-    invalid: '此扫描链接无效。',
+    invalid: '此扫描链接无效或已过期。扫描链接只能使用一次，且有使用期限。请回到提供此链接的应用或网站，获取新的扫描链接。',
+    retryDark: '这次未能测量：光线太暗。请移到较明亮的地方或面向光源，然后点击“再试一次”。',
+    retryMotion: '这次未能测量：动作太多。请放松手臂、保持头部不动，然后点击“再试一次”。',
+    retryWeak: '这次未能测量：脉搏信号太弱。请靠近镜头让脸部填满椭圆框，面向均匀的光线，然后点击“再试一次”。',
+    retryShort: '这次未能测量：扫描时间太短。请让脸部保持在椭圆框内直到扫描结束，然后点击“再试一次”。',
+    longerScan: '呼吸频率与心率变异需要约 60 秒的平静扫描。',
     framed: '此页面无法在其他页面中显示，请直接打开扫描链接。',
     error: '发生错误，请再试一次。',
     exited: '您已退出扫描，可以关闭此窗口。',
@@ -497,6 +512,9 @@ async function startScan() {
   }
 }
 
+// The measurement's retry reasons (vital_scan.rppg.pipeline) and what the page says for each.
+const RETRY_TEXT = { dark: 'retryDark', motion: 'retryMotion', weak: 'retryWeak', short: 'retryShort' }
+
 async function sendTrace(trace) {
   stopCamera()
   scan = null
@@ -518,6 +536,12 @@ async function sendTrace(trace) {
   }
   if (res.status === 401 || res.status === 410) { refuse(res.status); return }
   if (res.status !== 200) { trouble('retry', 'exit'); return } // a trace refused (422): scan again
+  if (res.body.status === 'in_progress' && res.body.retry) { // the engine's gates: a new scan would help
+    el.camera.hidden = true
+    say(RETRY_TEXT[res.body.retry] || 'error')
+    buttons('retry', 'exit')
+    return
+  }
   forget()
   showResults(res.body.metrics, res.body.redirectUrl)
 }
@@ -541,7 +565,10 @@ function showResults(metrics, url) {
   const any = el.metrics.children.length > 0
   el.metrics.hidden = !any
   el.message.textContent = ''
-  el.resultsNote.textContent = (any ? text.resultsNote : text.noResults) + (redirectUrl ? '' : ' ' + text.completed)
+  // hr alone: breathing rate and variability need a longer calm scan than this page's 30 s (the engine's gates).
+  const longer = any && !(metrics && typeof metrics.rr === 'number' && typeof metrics.hrv === 'number')
+  el.resultsNote.textContent = (any ? text.resultsNote : text.noResults) + (longer ? ' ' + text.longerScan : '') +
+    (redirectUrl ? '' : ' ' + text.completed)
   buttons(...(redirectUrl ? ['continue'] : []))
   el.resultsTitle.focus()
 }
