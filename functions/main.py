@@ -5,6 +5,7 @@ Each function imports its area inside the call, so a cold start pays only for th
 (firebase.json).
 """
 
+import dataclasses
 import os
 
 import flask
@@ -13,10 +14,68 @@ from firebase_functions import https_fn, options, scheduler_fn, tasks_fn
 
 from wellness_api.core import config
 
-options.set_global_options(region="us-central1", max_instances=20)
+options.set_global_options(region="us-central1")
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_256, timeout_sec=10)
+@dataclasses.dataclass(frozen=True)
+class Size:
+    cpu: float
+    concurrency: int
+    memory_mb: int
+    timeout_sec: int
+    max_instances: int
+    min_instances: int = 0
+
+    def options(self) -> dict:
+        return {"cpu": self.cpu, "concurrency": self.concurrency, "memory": options.MemoryOption(self.memory_mb),
+                "timeout_sec": self.timeout_sec, "max_instances": self.max_instances,
+                "min_instances": self.min_instances}
+
+
+# Sizes from measurement (`make bench`: bench/concurrency.py and the resource probe; the full table and its
+# derivation are in README.md, "Production sizes"):
+# - concurrency: I/O-bound functions spend most of a request waiting on Firestore or Auth, so one CPU serves many at
+#   once (the bench: 5-11x the throughput of concurrency 1 at 32 in one process); 40 keeps a CPU under ~70% busy at
+#   production latencies. The rPPG measurement is CPU-bound (up to 0.3 s of CPU under the GIL): 4 at once keep its p99
+#   near 4 x 0.3 s, so it has its own function.
+# - memory: the worker's base RSS (bench: 120-190 MiB after its first request) + concurrency x the resource probe's
+#   worst per-request peak growth, x1.5 headroom, rounded up to a Cloud Run size.
+# - timeout: 10x the bench's p99 at concurrency 32 and 3x the longest legitimate request, rounded up (the assistant's
+#   streams run as long as the model: 300 s; the media worker: the tasks' dispatch deadline).
+# - max_instances: ceil(design peak in flight / concurrency): 800 requests in flight per function (40x the 20 the old
+#   one-request instances allowed, at the same 20-instance bill ceiling); min_instances 1 only where a cold start (2-3 s,
+#   numpy and scipy) would stall a person mid-scan: the measurement (one idle 512 MiB instance, about $6 a month).
+SIZES = {
+    "platform": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=10, max_instances=20),
+    "apikeys": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
+    "identity": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
+    "lessons": Size(cpu=1, concurrency=40, memory_mb=1024, timeout_sec=60, max_instances=20),
+    "vitalscan": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
+    "vitalscanmeasure": Size(cpu=1, concurrency=4, memory_mb=512, timeout_sec=30, max_instances=50, min_instances=1),
+    "aimove": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
+    "fallrisk": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
+    "content": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
+    "mediageneration": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
+    "analytics": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
+    "assistant": Size(cpu=1, concurrency=40, memory_mb=1024, timeout_sec=300, max_instances=20),
+}
+
+
+def _threads_for_this_function() -> None:
+    """Give the functions framework one thread per request Cloud Run may send at once.
+
+    Deployed, the framework serves the function with gunicorn's gthread worker and THREADS threads, by default 4 per
+    CPU: with concurrency 40 and one CPU, 36 requests would wait in gunicorn's queue behind four. The framework reads
+    THREADS after it has imported this module; a value set for the deployment wins."""
+    size = SIZES.get(os.environ.get("FUNCTION_TARGET", ""))
+    if size is not None:
+        os.environ.setdefault("THREADS", str(size.concurrency))
+
+
+_threads_for_this_function()
+
+
+@https_fn.on_request(**SIZES["platform"].options())
 def platform(req: https_fn.Request) -> https_fn.Response:
     """GET /api/health and GET /api/openapi.json (the document imports every area only when asked for)."""
     from wellness_api.core.http import dispatch
@@ -25,7 +84,7 @@ def platform(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+@https_fn.on_request(**SIZES["apikeys"].options())
 def apikeys(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.api_keys.routes import app
     from wellness_api.core.http import dispatch
@@ -33,7 +92,7 @@ def apikeys(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30, secrets=[config.CLIENT_JWT_SECRET])
+@https_fn.on_request(**SIZES["identity"].options(), secrets=[config.CLIENT_JWT_SECRET])
 def identity(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.core.http import dispatch
     from wellness_api.identity.routes import app_for
@@ -42,7 +101,7 @@ def identity(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app_for(req.path), req)
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=60, secrets=[config.CLIENT_JWT_SECRET])
+@https_fn.on_request(**SIZES["lessons"].options(), secrets=[config.CLIENT_JWT_SECRET])
 def lessons(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.core.http import dispatch
     from wellness_api.lessons.routes import app
@@ -50,7 +109,7 @@ def lessons(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+@https_fn.on_request(**SIZES["vitalscan"].options())
 def vitalscan(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.core.http import dispatch
     from wellness_api.vital_scan.routes import app
@@ -58,7 +117,16 @@ def vitalscan(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+# POST /api/hosted/vital-scan/measurement only (firebase.json): the rPPG engine's CPU gets its own concurrency.
+@https_fn.on_request(**SIZES["vitalscanmeasure"].options())
+def vitalscanmeasure(req: https_fn.Request) -> https_fn.Response:
+    from wellness_api.core.http import dispatch
+    from wellness_api.vital_scan.routes import app
+
+    return dispatch(app, req)
+
+
+@https_fn.on_request(**SIZES["aimove"].options())
 def aimove(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.ai_move.routes import app
     from wellness_api.core.http import dispatch
@@ -66,7 +134,7 @@ def aimove(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30, secrets=[config.CLIENT_JWT_SECRET])
+@https_fn.on_request(**SIZES["fallrisk"].options(), secrets=[config.CLIENT_JWT_SECRET])
 def fallrisk(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.core.http import dispatch
     from wellness_api.fall_risk.routes import app
@@ -74,7 +142,7 @@ def fallrisk(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+@https_fn.on_request(**SIZES["content"].options())
 def content(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.content.routes import app
     from wellness_api.core.http import dispatch
@@ -82,7 +150,7 @@ def content(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+@https_fn.on_request(**SIZES["mediageneration"].options())
 def mediageneration(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.core.http import dispatch
     from wellness_api.media_generation.routes import app
@@ -90,7 +158,7 @@ def mediageneration(req: https_fn.Request) -> https_fn.Response:
     return dispatch(app, req)
 
 
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=30)
+@https_fn.on_request(**SIZES["analytics"].options())
 def analytics(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.analytics.routes import app
     from wellness_api.core.http import dispatch
@@ -99,7 +167,7 @@ def analytics(req: https_fn.Request) -> https_fn.Response:
 
 
 # The wellness chat and the OpenAI-compatible proxy stream answers for as long as the model takes (minutes at most).
-@https_fn.on_request(memory=options.MemoryOption.MB_512, timeout_sec=300, secrets=[config.LLM_API_KEY])
+@https_fn.on_request(**SIZES["assistant"].options(), secrets=[config.LLM_API_KEY])
 def assistant(req: https_fn.Request) -> https_fn.Response:
     from wellness_api.assistant.routes import app_for
     from wellness_api.core.http import dispatch
@@ -115,7 +183,8 @@ def assistant(req: https_fn.Request) -> https_fn.Response:
     retry_config=options.RetryConfig(max_attempts=6, min_backoff_seconds=10, max_backoff_seconds=300,
                                      max_doublings=4),
     rate_limits=options.RateLimits(max_concurrent_dispatches=4, max_dispatches_per_second=10),
-    memory=options.MemoryOption.GB_1, timeout_sec=900,
+    # One job at a time per instance: the local generator renders with the CPU; the queue's dispatches bound the rest.
+    memory=options.MemoryOption.GB_1, timeout_sec=900, cpu=1, concurrency=1, max_instances=4,
     secrets=[config.MEDIA_IMAGE_API_KEY, config.MEDIA_VIDEO_API_KEY],
 )
 def mediajobworker(req: tasks_fn.CallableRequest) -> dict:
@@ -127,7 +196,8 @@ def mediajobworker(req: tasks_fn.CallableRequest) -> dict:
         raise https_fn.HttpsError(https_fn.FunctionsErrorCode.UNAVAILABLE, "another delivery is running") from None
 
 
-@scheduler_fn.on_schedule(schedule="every 15 minutes", timeout_sec=300, memory=options.MemoryOption.MB_256)
+@scheduler_fn.on_schedule(schedule="every 15 minutes", timeout_sec=300, memory=options.MemoryOption.MB_256,
+                          max_instances=1)
 def vitalscansweep(event: scheduler_fn.ScheduledEvent) -> None:
     """Marks unfinished Vital Scan sessions past their two-hour window expired (GET sees it at once anyway)."""
     from wellness_api.vital_scan import service
@@ -135,7 +205,8 @@ def vitalscansweep(event: scheduler_fn.ScheduledEvent) -> None:
     service.sweep_expired()
 
 
-@scheduler_fn.on_schedule(schedule="every 15 minutes", timeout_sec=540, memory=options.MemoryOption.MB_256)
+@scheduler_fn.on_schedule(schedule="every 15 minutes", timeout_sec=540, memory=options.MemoryOption.MB_256,
+                          max_instances=1)
 def analyticscompact(event: scheduler_fn.ScheduledEvent) -> None:
     """Folds the activity rollups' shards into one document per client and day, which analytics then reads."""
     from wellness_api.core import activity
