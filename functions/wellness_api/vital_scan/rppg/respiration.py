@@ -41,13 +41,16 @@ def _rate(t: np.ndarray, values: np.ndarray, upper: float) -> float | None:
     # The Mayer wave (about 0.1 Hz, in every beat series) spreads over its window's main lobe, 2/span Hz
     # either side: a breathing peak is looked for only above it.
     floor = max(BAND[0], MAYER + 2.0 / (t[-1] - t[0]))
-    band = (freqs >= floor) & (freqs <= upper)
+    band = (freqs >= BAND[0]) & (freqs <= upper)
     if not band.any() or power[band].sum() <= 0:
         return None
     inside = np.flatnonzero(band)
     index = int(inside[np.argmax(power[band])])
-    if index in (inside[0], inside[-1]):
-        return None  # the band's edge: slow drift or Mayer waves leaking in, not a breathing peak
+    if index in (inside[0], inside[-1]) or freqs[index] < floor:
+        # The band's edge (slow drift leaking in), or a peak inside the Mayer wave's lobe: no breathing rate
+        # can be told apart there, and the next peak up would be a guess.
+        return None
+    band &= freqs >= floor
     f = interpolated_peak(freqs, power, index)
     share = power[band & (np.abs(freqs - f) <= 0.03)].sum() / power[band].sum()
     if share < CLEAR_SHARE or (t[-1] - t[0]) * f < MIN_CYCLES:
