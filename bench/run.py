@@ -6,6 +6,8 @@
 (Then each area's own benchmarks, the Vital Scan engine's accuracy on synthetic traces, and the resource probe's
 table: every operation's worst request, its body bytes, peak memory growth and wall time; `--resource-probe`
 runs only that.)
+Then the concurrency per instance (bench/concurrency.py): each function in one process at 1, 8 and 32 requests at
+once, as ratios to 1 (`--concurrency` runs only that).
 Then the capacity and cost model (bench/capacity.py): cost per million requests per area at list prices, the
 ceilings per tenant, 1x/10x/100x; it rewrites the generated part of docs/capacity.md (`--capacity` runs only it).
 Last, the load run (bench/load.py): mixed traffic through Hosting at 1, 4, 16 and 64 callers beside GET /api/health,
@@ -103,16 +105,28 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--resource-probe", nargs="*", metavar="OPERATION_ID",
                         help="run only the resource probe (of the operations matching these globs; none: all)")
+    parser.add_argument("--vital-scan-accuracy", action="store_true",
+                        help="run only the Vital Scan engine's accuracy on synthetic traces (no emulators needed)")
     parser.add_argument("--capacity", action="store_true",
                         help="run only the capacity and cost model (writes docs/capacity.md); with --load, both")
     parser.add_argument("--load", action="store_true", help="run only the load run; with --capacity, both")
+    parser.add_argument("--concurrency", nargs="*", metavar="FUNCTION",
+                        help="run only the concurrency-per-instance bench (of these functions of main.py; none: all)")
     parser.add_argument("--load-levels", default=None, metavar="N,N,...",
                         help="the load run's caller counts (default 1,4,16,64: about 18 GB of workers at 64)")
     args = parser.parse_args(argv)
     load_levels = tuple(int(n) for n in args.load_levels.split(",")) if args.load_levels else None
+    if args.concurrency is not None:
+        from bench import concurrency
+        concurrency.main(args.concurrency)
+        return
     if args.resource_probe is not None:
         from bench import resource_probe
         resource_probe.main(args.resource_probe)
+        return
+    if args.vital_scan_accuracy:
+        from bench import vital_scan_accuracy
+        vital_scan_accuracy.main()
         return
     if args.capacity or args.load:
         if args.capacity:
@@ -149,6 +163,8 @@ def main(argv: list[str] | None = None) -> None:
     analytics.main()
     from bench import resource_probe
     resource_probe.main()
+    from bench import concurrency
+    concurrency.main()
     from bench import capacity
     capacity.main()
     from bench import load

@@ -32,32 +32,33 @@ class Size:
                 "min_instances": self.min_instances}
 
 
-# Sizes from measurement (`make bench`: bench/concurrency.py and the resource probe; the full table and its
-# derivation are in README.md, "Production sizes"):
-# - concurrency: I/O-bound functions spend most of a request waiting on Firestore or Auth, so one CPU serves many at
-#   once (the bench: 5-11x the throughput of concurrency 1 at 32 in one process); 40 keeps a CPU under ~70% busy at
-#   production latencies. The rPPG measurement is CPU-bound (up to 0.3 s of CPU under the GIL): 4 at once keep its p99
-#   near 4 x 0.3 s, so it has its own function.
-# - memory: the worker's base RSS (bench: 120-190 MiB after its first request) + concurrency x the resource probe's
-#   worst per-request peak growth, x1.5 headroom, rounded up to a Cloud Run size.
-# - timeout: 10x the bench's p99 at concurrency 32 and 3x the longest legitimate request, rounded up (the assistant's
-#   streams run as long as the model: 300 s; the media worker: the tasks' dispatch deadline).
-# - max_instances: ceil(design peak in flight / concurrency): 800 requests in flight per function (40x the 20 the old
-#   one-request instances allowed, at the same 20-instance bill ceiling); min_instances 1 only where a cold start (2-3 s,
-#   numpy and scipy) would stall a person mid-scan: the measurement (one idle 512 MiB instance, about $6 a month).
+# Sizes from measurement (`make bench BENCH_ARGS='--concurrency'`, the resource probe); the full table and its
+# derivation: README.md, "Production sizes". cpu ms = CPU per request measured at concurrency 8 in one process.
+# - concurrency: one CPU saturates near 1000 / cpu-ms requests a second (the bench: throughput flat from 8 to 32 at
+#   4-9 ms of CPU each); at production's 50-100 ms per request that is 10-15 in flight. 20 absorbs a burst at the cost
+#   of at most 20 x ~6 ms of waiting for the GIL; the health check (2 ms) 40; analytics (21 ms) 8; the assistant's
+#   streams wait on the model for seconds (40); the rPPG measurement (up to 0.3 s of CPU) 4, in its own function.
+# - memory: (base RSS 86-92 MiB, 162 with numpy and scipy, + 40 for gunicorn's master + concurrency x the probe's
+#   worst per-request peak growth) x 1.25, rounded up to a Cloud Run size.
+# - timeout: max(30 s, 10 x the bench's p99 at 32, 3 x the longest legitimate request); the health check 10 s;
+#   the assistant's streams 300 s; the media worker the tasks' dispatch deadline.
+# - max_instances: ceil(design peak req/s x cpu-s per request / 0.6 CPU target x 1.5), at least 5: 1,000 req/s per
+#   function (analytics 100, health 200, measurements 20 at 0.3 s, 200 concurrent chat streams).
+# - min_instances 1 only for the measurement: its cold start (numpy and scipy, about 3 s) would keep a person who has
+#   just held still for 30 s waiting; one idle instance (1 vCPU, 512 MiB) costs about $10 a month.
 SIZES = {
-    "platform": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=10, max_instances=20),
-    "apikeys": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
-    "identity": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
-    "lessons": Size(cpu=1, concurrency=40, memory_mb=1024, timeout_sec=60, max_instances=20),
-    "vitalscan": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
-    "vitalscanmeasure": Size(cpu=1, concurrency=4, memory_mb=512, timeout_sec=30, max_instances=50, min_instances=1),
-    "aimove": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
-    "fallrisk": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
-    "content": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
-    "mediageneration": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
-    "analytics": Size(cpu=1, concurrency=40, memory_mb=512, timeout_sec=30, max_instances=20),
-    "assistant": Size(cpu=1, concurrency=40, memory_mb=1024, timeout_sec=300, max_instances=20),
+    "platform": Size(cpu=1, concurrency=40, memory_mb=256, timeout_sec=10, max_instances=5),
+    "apikeys": Size(cpu=1, concurrency=20, memory_mb=512, timeout_sec=30, max_instances=11),
+    "identity": Size(cpu=1, concurrency=20, memory_mb=256, timeout_sec=30, max_instances=9),
+    "lessons": Size(cpu=1, concurrency=20, memory_mb=512, timeout_sec=30, max_instances=15),
+    "vitalscan": Size(cpu=1, concurrency=20, memory_mb=256, timeout_sec=30, max_instances=19),
+    "vitalscanmeasure": Size(cpu=1, concurrency=4, memory_mb=512, timeout_sec=30, max_instances=15, min_instances=1),
+    "aimove": Size(cpu=1, concurrency=20, memory_mb=256, timeout_sec=30, max_instances=11),
+    "fallrisk": Size(cpu=1, concurrency=20, memory_mb=256, timeout_sec=30, max_instances=15),
+    "content": Size(cpu=1, concurrency=20, memory_mb=256, timeout_sec=30, max_instances=15),
+    "mediageneration": Size(cpu=1, concurrency=20, memory_mb=512, timeout_sec=30, max_instances=11),
+    "analytics": Size(cpu=1, concurrency=8, memory_mb=256, timeout_sec=30, max_instances=6),
+    "assistant": Size(cpu=1, concurrency=40, memory_mb=1024, timeout_sec=300, max_instances=8),
 }
 
 

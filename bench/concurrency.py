@@ -1,0 +1,319 @@
+"""Concurrency per instance (issue 26): one worker process per function, serving 1, 8 and 32 requests at once.
+
+Each HTTPS function of main.py is served in this process by a threaded WSGI server around the functions framework's
+app (tests/threaded_server.py), as Cloud Run serves a function whose concurrency is above 1, against the emulators.
+Callers (threads of this process, one keep-alive session each) send the function's representative mix; a level
+sends REQUESTS[level] requests after a warm-up. Printed per function and level: requests per second and p99, as
+ratios to concurrency 1 (goal: at least 5x the throughput at 32 for the I/O-bound functions), the CPU seconds this
+process used per request, and the peak resident memory the level grew it by. Then each function's base RSS: a fresh
+interpreter that imports main and serves one request of the function (what an instance holds before its load).
+
+`make bench BENCH_ARGS='--concurrency'` runs only this; `--concurrency lessons aimove` only those functions.
+"""
+
+import contextlib
+import dataclasses
+import io
+import math
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import requests
+
+LEVELS = (1, 8, 32)
+REQUESTS = {1: 30, 8: 80, 32: 160}
+# Fewer of the slow ones: the rPPG measurement (0.1-0.3 s of CPU each) and the assistant's streams (one slot
+# document per client and per user, leased and released in transactions, serialises a client's chats).
+FEWER = {"vitalscanmeasure": {1: 6, 8: 16, 32: 32}, "assistant": {1: 8, 8: 24, 32: 48}}
+WARM = 6
+TIMEOUT_S = 120
+POINTS = 100_000
+PLAYERS = 8
+
+
+def _quiet():
+    return contextlib.redirect_stdout(io.StringIO())  # the platform's access log lines stay out of the tables
+
+
+@dataclasses.dataclass
+class World:
+    tenant: object
+    players: list
+    api_key: str
+    lesson_id: str
+    exercise_id: str
+    scan_tokens: list  # started Vital Scan sessions' tokens, one per measurement
+    scan_id: str  # a session the partner polls
+    trace: dict
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+
+def _world(measurements: int) -> World:
+    from bench.rppg_synthetic import generate
+    from tests.ai_move.conftest import make_exercise
+    from tests.conftest import Tenant
+    from wellness_api.api_keys import service as api_keys
+    from wellness_api.content import service as content
+    from wellness_api.content.models import CreateContentBody
+    from wellness_api.lessons import service as lessons
+    from wellness_api.lessons.models import CreateLessonBody
+
+    with _quiet():
+        tenant = Tenant(f"conc-{uuid.uuid4().hex[:8]}")
+        tenant.configure("modules.aiMove=true", "modules.vitalScan=true", "modules.mediaGeneration=true",
+                         "modules.wellnessChat=true", "modules.analytics=true", f"vitalScan.points={POINTS}",
+                         "vitalScan.requestsPerMinute=100000", "wellnessChat.requestsPerMinute=100000")
+        players = [tenant.player] + [tenant.add_member("player") for _ in range(PLAYERS - 1)]
+        for member in (tenant.admin, *players):
+            member.token  # noqa: B018 - signed in before the timed requests
+        lesson_id = lessons.create_lesson(tenant.client, CreateLessonBody.model_validate(
+            {"title": {"en": "Concurrency"}, "duration": 10, "isLive": True}, strict=True), "bench")
+        content.put_item(tenant.client, CreateContentBody.model_validate(
+            {"key": "notice", "categoryKey": "announcements", "title": {"en": "Notice"}, "body": {"en": "Hi."}},
+            strict=True), "bench")
+        key = api_keys.create_key(tenant.client_id, "concurrency bench", False, "bench").secret
+        exercise_id = make_exercise(tenant.client, "rep", name="Squats")
+    synthetic = generate(72, 15, "clean", seconds=30, fps=30)
+    world = World(tenant, players, key, lesson_id, exercise_id, [], "",
+                  {"fps": synthetic.fps, "t": synthetic.t, "rgb": synthetic.rgb})
+    world.scan_id = _scan(world)
+    if measurements:
+        world.scan_tokens = _started_scans(world, measurements)
+    return world
+
+
+def _scan(world: World) -> str:
+    from wellness_api.vital_scan.routes import app
+
+    with _quiet():
+        return app.test_client().post("/api/v1/vital-scan/sessions", json={"userId": "polled"}, headers={
+            "Authorization": f"Bearer {world.api_key}"}).json["data"]["vitalScanResultId"]
+
+
+def _started_scans(world: World, n: int) -> list[str]:
+    """Tokens of `n` sessions already started on the hosted page, one per measurement to send."""
+    from wellness_api.vital_scan.routes import app
+
+    http, tokens = app.test_client(), []
+    with _quiet():
+        for _ in range(n):
+            created = http.post("/api/v1/vital-scan/sessions", json={"userId": "bench"},
+                                headers={"Authorization": f"Bearer {world.api_key}"}).json["data"]
+            token = created["vitalScanUrl"].split("scanToken=", 1)[1]
+            assert http.post("/api/hosted/vital-scan/start", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+            tokens.append(token)
+    return tokens
+
+
+# Each request: (method, path, headers, body) for the caller's player and a random generator.
+
+
+def _mix(world: World) -> dict:
+    cid = world.tenant.client_id
+    admin = world.tenant.admin
+    key = {"Authorization": f"Bearer {world.api_key}"}
+
+    def play(p, rng):
+        return "PUT", f"/api/lessons/{world.lesson_id}/plays/{uuid.uuid4().hex}", p.headers, {"status": "started"}
+
+    def scan(p, rng):
+        return "POST", "/api/v1/vital-scan/sessions", key, {"userId": f"b-{p.uid[:10]}"}
+
+    def measure(p, rng):
+        with world.lock:
+            token = world.scan_tokens.pop()
+        return "POST", "/api/hosted/vital-scan/measurement", {"Authorization": f"Bearer {token}"}, world.trace
+
+    def move(p, rng):
+        return "POST", "/api/ai-move/sessions", p.headers, {"exerciseId": world.exercise_id, "exerciseType": "rep",
+                                                            "targetReps": 10}
+
+    return {
+        "platform": [lambda p, rng: ("GET", "/api/health", {}, None)],
+        "apikeys": [lambda p, rng: ("GET", f"/api/clients/{cid}/api-keys", admin.headers, None)],
+        "identity": [lambda p, rng: ("POST", "/api/client/token/", {}, {"clientId": cid, "clientSecret": world.api_key})],
+        "lessons": [lambda p, rng: ("GET", f"/api/lessons?clientId={cid}", p.headers, None), play],
+        "vitalscan": [scan, lambda p, rng: ("GET", f"/api/v1/vital-scan/sessions/{world.scan_id}", key, None)],
+        "vitalscanmeasure": [measure],
+        "aimove": [move, lambda p, rng: ("GET", "/api/ai-move/statistics", p.headers, None)],
+        "fallrisk": [lambda p, rng: ("POST", "/api/fall-risk", p.headers, {}),
+                     lambda p, rng: ("GET", "/api/fall-risk/results", p.headers, None)],
+        "content": [lambda p, rng: ("GET", f"/api/client/{cid}/content/public/notice", {}, None)],
+        "mediageneration": [lambda p, rng: ("GET", "/api/b2b/ai/media-generation/jobs", admin.headers, None)],
+        "analytics": [lambda p, rng: ("GET", f"/api/client/{cid}/analytics/overview", admin.headers, None)],
+        "assistant": [lambda p, rng: ("POST", "/api/wellness-chat", p.headers,
+                                      {"message": rng.choice(("How are my workouts going?", "Tips for sleep?"))})],
+    }
+
+
+@dataclasses.dataclass
+class Level:
+    concurrency: int
+    seconds: list[float]
+    elapsed: float
+    errors: dict
+    cpu_per_request_ms: float
+    peak_growth_mib: float
+
+    @property
+    def rate(self) -> float:
+        return len(self.seconds) / self.elapsed if self.elapsed else 0.0
+
+    @property
+    def p99_ms(self) -> float:
+        times = sorted(self.seconds)
+        return times[max(0, math.ceil(0.99 * len(times)) - 1)] * 1000 if times else float("nan")
+
+
+def _rss_mib(field: str) -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _reset_peak() -> None:
+    with contextlib.suppress(OSError), open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # VmHWM := VmRSS
+
+
+def _level(base_url: str, world: World, ops: list, concurrency: int, count: int) -> Level:
+    lock = threading.Lock()
+    sent = [0]
+    seconds: list[float] = []
+    errors: dict[str, int] = {}
+
+    def caller(index: int) -> None:
+        http = requests.Session()
+        rng = random.Random(index)
+        player = world.players[index % len(world.players)]
+        while True:
+            with lock:
+                if sent[0] >= count:
+                    return
+                n = sent[0]
+                sent[0] += 1
+            method, path, headers, body = ops[n % len(ops)](player, rng)
+            started = time.perf_counter()
+            response = http.request(method, base_url + path, headers=headers, json=body, timeout=TIMEOUT_S)
+            _ = response.content  # a stream read to its end
+            took = time.perf_counter() - started
+            with lock:
+                seconds.append(took)
+                if response.status_code >= 400:
+                    kind = f"{response.status_code} {method} {path.split('?')[0][-30:]}"
+                    errors[kind] = errors.get(kind, 0) + 1
+
+    _reset_peak()
+    before_rss, cpu0 = _rss_mib("VmRSS"), time.process_time()
+    began = time.perf_counter()
+    threads = [threading.Thread(target=caller, args=(i,)) for i in range(concurrency)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - began
+    cpu = time.process_time() - cpu0
+    return Level(concurrency, seconds, elapsed, errors, cpu / max(1, len(seconds)) * 1000,
+                 max(0.0, _rss_mib("VmHWM") - before_rss))
+
+
+# One request per function, without a credential (a 401 or 405 still imports the area and makes its clients).
+BASE_PATHS = {
+    "platform": "/api/health", "apikeys": "/api/clients/x/api-keys", "identity": "/api/client/token/",
+    "lessons": "/api/lessons?clientId=x", "vitalscan": "/api/v1/vital-scan/sessions",
+    "vitalscanmeasure": "/api/hosted/vital-scan/session", "aimove": "/api/ai-move/statistics",
+    "fallrisk": "/api/fall-risk/results", "content": "/api/client/x/content/public/notice",
+    "mediageneration": "/api/b2b/ai/media-generation/jobs", "analytics": "/api/client/x/analytics/overview",
+    "assistant": "/api/wellness-chat/conversations",
+}
+_BASE_PROBE = """
+import contextlib, io, sys
+sys.path[:0] = [{functions!r}, {root!r}]
+import main
+from tests.threaded_server import function_app
+with contextlib.redirect_stdout(io.StringIO()):
+    function_app(getattr(main, {name!r})).test_client().get({path!r})
+    from wellness_api.core import firebase
+    firebase.db()
+    {extra}
+status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+print(int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024)
+"""
+
+
+def base_rss(name: str) -> tuple[float, float]:
+    """(VmRSS, VmHWM) MiB of a fresh interpreter that imported main and served one request of `name`: what an
+    instance of the function holds before its load (the rPPG engine's numpy and scipy included)."""
+    from tests.threaded_server import ROOT
+
+    extra = "from wellness_api.vital_scan.rppg import filters" if name == "vitalscanmeasure" else "pass"
+    code = _BASE_PROBE.format(functions=str(ROOT / "functions"), root=str(ROOT), name=name, path=BASE_PATHS[name],
+                              extra=extra)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "functions", capture_output=True, text=True,
+                         check=True)
+    rss, hwm = out.stdout.split()[-2:]
+    return float(rss), float(hwm)
+
+
+def run(names: list[str] | None = None) -> list[tuple[str, list[Level]]]:
+    import main
+    from tests.threaded_server import function_app, serving
+
+    all_names = list(main.SIZES)
+    names = [n for n in all_names if not names or n in names]
+    measurements = sum(FEWER["vitalscanmeasure"].values()) + WARM if "vitalscanmeasure" in names else 0
+    world = _world(measurements)
+    mixes = _mix(world)
+    results = []
+    for name in names:
+        ops = mixes[name]
+        counts = FEWER.get(name, REQUESTS)
+        with serving(function_app(getattr(main, name))) as base_url, _quiet(), \
+                contextlib.redirect_stderr(io.StringIO()):
+            _level(base_url, world, ops, 1, WARM)  # the area's imports and first clients, not measured
+            levels = [_level(base_url, world, ops, c, counts[c]) for c in LEVELS]
+        results.append((name, levels, base_rss(name)))
+        _print_row(results[-1])
+    return results
+
+
+def _print_row(result) -> None:
+    name, levels, (rss, hwm) = result
+    cells = " ".join(f"c={lv.concurrency} {lv.rate:.1f}/s p99 {lv.p99_ms:.0f} ms cpu {lv.cpu_per_request_ms:.1f} ms "
+                     f"+{lv.peak_growth_mib:.1f} MiB errors {sum(lv.errors.values())};" for lv in levels)
+    print(f"[concurrency] {name}: {cells} base RSS {rss:.0f} MiB (peak {hwm:.0f})", flush=True)
+
+
+def _print(results) -> None:
+    print("\n== Concurrency per instance: one process per function, a threaded server, 1 / 8 / 32 requests at once")
+    print(f"(requests per level: {REQUESTS} (fewer: {FEWER}); callers in the same "
+          f"process; this machine: {os.cpu_count()} cores, shared with the emulators)")
+    head = " | ".join(f"{f'c={c}':>5} {'req/s':>6} {'p99 ms':>7} {'cpu ms':>6} {'+MiB':>5}" for c in LEVELS)
+    print(f"{'function':17} | {head} | {'x8 thr':>6} {'x32 thr':>7} {'x32 p99':>7}")
+    for name, levels, _ in results:
+        one = levels[0]
+        cells = " | ".join(f"{'':>5} {lv.rate:>6.1f} {lv.p99_ms:>7.0f} {lv.cpu_per_request_ms:>6.1f} "
+                           f"{lv.peak_growth_mib:>5.1f}" for lv in levels)
+        print(f"{name:17} | {cells} | {levels[1].rate / one.rate:>5.1f}x {levels[2].rate / one.rate:>6.1f}x "
+              f"{levels[2].p99_ms / one.p99_ms:>6.1f}x")
+    print(f"\n{'function':17} {'base RSS MiB':>12} {'peak MiB':>8}  (a fresh worker after one request)")
+    for name, _, (rss, hwm) in results:
+        print(f"{name:17} {rss:>12.0f} {hwm:>8.0f}")
+    for name, levels, _ in results:
+        for lv in levels:
+            if lv.errors:
+                print(f"errors {name} c={lv.concurrency}: {lv.errors}")
+    print("(cpu ms: CPU seconds of this process (server and callers) per request; +MiB: the level's peak RSS growth "
+          "of this process)")
+
+
+def main(names: list[str] | None = None) -> None:
+    _print(run(names))
+    sys.stdout.flush()
