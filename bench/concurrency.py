@@ -8,7 +8,11 @@ ratios to concurrency 1 (goal: at least 5x the throughput at 32 for the I/O-boun
 process used per request, and the peak resident memory the level grew it by. Then each function's base RSS: a fresh
 interpreter that imports main and serves one request of the function (what an instance holds before its load).
 
-`make bench BENCH_ARGS='--concurrency'` runs only this; `--concurrency lessons aimove` only those functions.
+Then the same again with production's network wait: Firestore and Auth reached through proxies that add a real
+delay (bench/concurrency_latency.py, 5 ms each way unless `--concurrency-latency MS`; 0 skips it).
+
+`make bench BENCH_ARGS='--concurrency'` runs only these two; `--concurrency lessons aimove` only those functions;
+`--concurrency-latency MS` alone only the run with latency.
 """
 
 import contextlib
@@ -262,7 +266,7 @@ def base_rss(name: str) -> tuple[float, float]:
     return float(rss), float(hwm)
 
 
-def run(names: list[str] | None = None) -> list[tuple[str, list[Level]]]:
+def run(names: list[str] | None = None, *, base: bool = True, label: str = "concurrency") -> list:
     import main
     from tests.threaded_server import function_app, serving
 
@@ -279,16 +283,16 @@ def run(names: list[str] | None = None) -> list[tuple[str, list[Level]]]:
                 contextlib.redirect_stderr(io.StringIO()):
             _level(base_url, world, ops, 1, WARM)  # the area's imports and first clients, not measured
             levels = [_level(base_url, world, ops, c, counts[c]) for c in LEVELS]
-        results.append((name, levels, base_rss(name)))
-        _print_row(results[-1])
+        results.append((name, levels, base_rss(name) if base else (float("nan"), float("nan"))))
+        _print_row(results[-1], label)
     return results
 
 
-def _print_row(result) -> None:
+def _print_row(result, label: str = "concurrency") -> None:
     name, levels, (rss, hwm) = result
     cells = " ".join(f"c={lv.concurrency} {lv.rate:.1f}/s p99 {lv.p99_ms:.0f} ms cpu {lv.cpu_per_request_ms:.1f} ms "
                      f"+{lv.peak_growth_mib:.1f} MiB errors {sum(lv.errors.values())};" for lv in levels)
-    print(f"[concurrency] {name}: {cells} base RSS {rss:.0f} MiB (peak {hwm:.0f})", flush=True)
+    print(f"[{label}] {name}: {cells} base RSS {rss:.0f} MiB (peak {hwm:.0f})", flush=True)
 
 
 def _print(results) -> None:
@@ -314,6 +318,16 @@ def _print(results) -> None:
           "of this process)")
 
 
-def main(names: list[str] | None = None) -> None:
-    _print(run(names))
+def main(names: list[str] | None = None, latency_ms: float | None = None, plain: bool = True) -> None:
+    """The measurement against the emulators as they are (unless not `plain`), then the same with production's
+    network wait (bench/concurrency_latency.py; `latency_ms` 0: not)."""
+    from bench import concurrency_latency
+
+    latency_ms = concurrency_latency.DELAY_MS if latency_ms is None else latency_ms
+    results = run(names) if plain else []
+    if results:
+        _print(results)
+    if latency_ms > 0:
+        delayed = concurrency_latency.run(names, latency_ms)
+        concurrency_latency.print_table(results, delayed, latency_ms)
     sys.stdout.flush()

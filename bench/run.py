@@ -7,7 +7,7 @@
 table: every operation's worst request, its body bytes, peak memory growth and wall time; `--resource-probe`
 runs only that.)
 Then the concurrency per instance (bench/concurrency.py): each function in one process at 1, 8 and 32 requests at
-once, as ratios to 1 (`--concurrency` runs only that).
+once, as ratios to 1, then the same with a network delay to Firestore and Auth (`--concurrency` runs only that).
 Then the capacity and cost model (bench/capacity.py): cost per million requests per area at list prices, the
 ceilings per tenant, 1x/10x/100x; it rewrites the generated part of docs/capacity.md (`--capacity` runs only it).
 Last, the load run (bench/load.py): mixed traffic through Hosting at 1, 4, 16 and 64 callers beside GET /api/health,
@@ -112,13 +112,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--load", action="store_true", help="run only the load run; with --capacity, both")
     parser.add_argument("--concurrency", nargs="*", metavar="FUNCTION",
                         help="run only the concurrency-per-instance bench (of these functions of main.py; none: all)")
+    parser.add_argument("--concurrency-latency", type=float, default=None, metavar="MS",
+                        help="the concurrency bench's one-way delay to Firestore and Auth (default 5; 0: no such run); "
+                             "without --concurrency, only the run with this delay")
     parser.add_argument("--load-levels", default=None, metavar="N,N,...",
                         help="the load run's caller counts (default 1,4,16,64: about 18 GB of workers at 64)")
     args = parser.parse_args(argv)
     load_levels = tuple(int(n) for n in args.load_levels.split(",")) if args.load_levels else None
-    if args.concurrency is not None:
+    if args.concurrency is not None or args.concurrency_latency is not None:
         from bench import concurrency
-        concurrency.main(args.concurrency)
+        concurrency.main(args.concurrency, args.concurrency_latency, plain=args.concurrency is not None)
         return
     if args.resource_probe is not None:
         from bench import resource_probe
@@ -164,7 +167,7 @@ def main(argv: list[str] | None = None) -> None:
     from bench import resource_probe
     resource_probe.main()
     from bench import concurrency
-    concurrency.main()
+    concurrency.main(latency_ms=args.concurrency_latency)
     from bench import capacity
     capacity.main()
     from bench import load

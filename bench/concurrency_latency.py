@@ -1,0 +1,91 @@
+"""Concurrency per instance with production's network wait (issue 26 item 2, second measurement).
+
+The emulators answer in about a millisecond, so on this stack a request is CPU work and one process saturates at 8
+requests at once. In production each Firestore and Auth call is a network round trip plus the service's own time.
+This run measures the same functions and mixes as bench/concurrency.py, unchanged, against the same emulators, but
+in a child process whose FIRESTORE_EMULATOR_HOST and FIREBASE_AUTH_EMULATOR_HOST point at TCP proxies
+(bench/latency_proxy.py) that delay every chunk by DELAY_MS each way. The proxies run in this (the parent) process,
+so their CPU is not counted as the function's and they do not take the measured process's GIL. The variables must
+be set before the child imports anything: the Firebase app and its clients are made once per process
+(core/firebase.py). Storage is not proxied: none of the measured requests calls it.
+
+The delay. Published figures: Google Cloud bases its zone requirements on Google Cloud's own, under 1 ms round trip
+at the physical layer between any two zones of a region
+(https://cloud.google.com/distributed-cloud/hosted/docs/latest/gdch/infrastructure/zone-requirements); Firestore
+commits a write to a majority of replicas in several zones before it answers (synchronous replication,
+https://firebase.google.com/docs/firestore/understand-reads-writes-scale), so most of a call's time is the
+service's, not the network's, and Google publishes no figure for it. 5 ms each way (10 ms per call) is the default:
+the low end of what a same-region Firestore read or commit takes as seen by a client. `--concurrency-latency MS`
+changes it; the table's header prints the value used.
+"""
+
+import dataclasses
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+DELAY_MS = 5.0
+PROXIED = ("FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST")
+TIMEOUT_S = 900  # the child's whole run; a few minutes is normal
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def run(names: list[str] | None, delay_ms: float) -> list:
+    """The functions' levels measured in a child process whose emulator hosts are the delaying proxies."""
+    from bench.concurrency import Level
+    from bench.latency_proxy import DelayProxies
+
+    targets = {var: os.environ[var] for var in PROXIED if os.environ.get(var)}
+    with DelayProxies(targets, delay_ms) as proxies, tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(tmp) / "levels.json"
+        env = {**os.environ, **proxies.hosts}
+        subprocess.run([sys.executable, "-m", "bench.concurrency_latency", str(out), str(delay_ms), *(names or [])],
+                       cwd=ROOT, env=env, check=True, timeout=TIMEOUT_S)
+        rows = json.loads(out.read_text())
+    return [(name, [Level(**lv) for lv in levels], (float("nan"), float("nan"))) for name, levels in rows]
+
+
+def _child(out: str, delay_ms: float, names: list[str]) -> None:
+    from bench import concurrency
+
+    results = concurrency.run(names or None, base=False, label=f"concurrency +{delay_ms:g} ms")
+    pathlib.Path(out).write_text(json.dumps([(name, [dataclasses.asdict(lv) for lv in levels])
+                                             for name, levels, _ in results]))
+
+
+def print_table(plain: list, delayed: list, delay_ms: float) -> None:
+    from bench.concurrency import LEVELS
+
+    print(f"\n== Concurrency per instance WITH NETWORK LATENCY: Firestore and Auth reached through a proxy adding "
+          f"{delay_ms:g} ms each way ({2 * delay_ms:g} ms per call)")
+    print("(same functions, mixes and request counts as above, in a child process; the emulators themselves unchanged. "
+          "'no-lat' = the ratio of the table above)")
+    head = " | ".join(f"{f'c={c}':>5} {'req/s':>6} {'p99 ms':>7} {'cpu ms':>6}" for c in LEVELS)
+    print(f"{'function':17} | {head} | {'x8 thr':>6} {'x32 thr':>7} {'x32 p99':>7} | {'no-lat x32':>10} | "
+          f"{'CPU ceiling':>11} | 5x at 32")
+    plain_by_name = {name: levels for name, levels, _ in plain}
+    for name, levels, _ in delayed:
+        one = levels[0]
+        cells = " | ".join(f"{'':>5} {lv.rate:>6.1f} {lv.p99_ms:>7.0f} {lv.cpu_per_request_ms:>6.1f}" for lv in levels)
+        x32 = levels[2].rate / one.rate
+        base = plain_by_name.get(name)
+        no_lat = f"{base[2].rate / base[0].rate:>9.1f}x" if base else f"{'-':>10}"
+        # One GIL: at most 1 / cpu-per-request requests a second, so the best ratio is c=1's wall time per request
+        # over its CPU time per request (callers included, as they are in this process).
+        ceiling = (1000 / one.rate) / one.cpu_per_request_ms if one.cpu_per_request_ms else float("nan")
+        print(f"{name:17} | {cells} | {levels[1].rate / one.rate:>5.1f}x {x32:>6.1f}x "
+              f"{levels[2].p99_ms / one.p99_ms:>6.1f}x | {no_lat} | {ceiling:>10.1f}x | {'yes' if x32 >= 5 else 'no'}")
+    for name, levels, _ in delayed:
+        for lv in levels:
+            if lv.errors:
+                print(f"errors {name} c={lv.concurrency} (+{delay_ms:g} ms): {lv.errors}")
+    print("(CPU ceiling: c=1's wall ms per request / its CPU ms per request, the throughput ratio one process reaches "
+          "when its CPU, not the wait, is the limit; this machine's 2 cores are shared with the emulators)")
+
+
+if __name__ == "__main__":
+    sys.path[:0] = [str(ROOT / "functions"), str(ROOT)]
+    _child(sys.argv[1], float(sys.argv[2]), sys.argv[3:])
