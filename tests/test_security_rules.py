@@ -71,6 +71,7 @@ FIRESTORE_COLLECTIONS = (
     "hostnames/{id}",
     "platform/{id}",
     "rateLimits/{id}",
+    "rateLimits/{id}/slotLeases/{id}",
     "vitalScanTokens/{id}",
 )
 # The object names the platform stores (lessons.repository.subtitle_path, media_generation.repository.library_path).

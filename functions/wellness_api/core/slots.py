@@ -1,15 +1,22 @@
 """Concurrency slots: at most `limit` requests of one key running at once, across every instance.
 
-The leases of one key live in one document, rateLimits/slots:{scope}:{key}, as a map {leaseId: expiry}
-(rateLimits, the collection of the abuse counters, whose TTL policy on expiresAt deletes documents nobody
-uses any more). Taking slots is one transaction over the documents of every limit asked for: the leases still
-running are counted, expired ones dropped, and a lease is added to each only when every one has room, so a
-request never holds one slot while it waits for another. Giving them back deletes the map entries (one write
-per document, no read).
+Every lease is a document of its own, rateLimits/slots:{scope}:{key}/slotLeases/{leaseId}, holding only its
+expiry, so no document is written by more than the one request that owns it: the old design (one document per
+key holding a map of leases, taken in a transaction) capped a tenant at Firestore's ~1 sustained write/s per
+document and timed out on the emulator's transaction locks with a handful of chats at once.
+
+Admission is create-then-count: the request first creates its leases (one per limit, one batched commit), then
+counts the live leases of each key (a count() over `expiresAt > now` in the key's collection, served by the
+automatic single-field index), and when any count is over its limit it deletes the leases it created and is
+refused. That never admits more than `limit` at once: of any set of leases held together, the one created last
+counted after every other one was created, and so saw them all. Racers can instead both see too many and both
+give back, refusing a request a serial order would have admitted: the refusal is transient (429, retry), and
+when fewer requests race than the limit allows, none is refused. Giving a lease back deletes its documents
+(one write each, no read; deleting a deleted document is no error).
 
 A lease runs out by itself at its expiry: a slot held by an instance that crashed, or was stopped at its
-timeout before its `finally`, frees itself then. Leases are therefore taken for longer than the longest
-request they guard.
+timeout before its `finally`, no longer counts then. Leases are therefore taken for longer than the longest
+request they guard. The TTL policy on the slotLeases collection group's expiresAt deletes the leftovers.
 """
 
 import dataclasses
@@ -17,14 +24,13 @@ import datetime as dt
 import threading
 import uuid
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
-from . import clock, firebase, transactions
+from . import clock, firebase
 from . import logging as log
 
 COLLECTION = "rateLimits"
-EXPIRY_GRACE = dt.timedelta(hours=1)
+LEASES = "slotLeases"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,8 +39,8 @@ class Limit:
     key: str  # document-id safe (ratelimit.caller_key, a client id)
     limit: int  # leases at once
 
-    def ref(self):
-        return firebase.db().collection(COLLECTION).document(f"slots:{self.scope}:{self.key}")
+    def leases(self):
+        return firebase.db().collection(COLLECTION).document(f"slots:{self.scope}:{self.key}").collection(LEASES)
 
 
 class Full(Exception):
@@ -45,10 +51,16 @@ class Full(Exception):
         self.limit = limit
 
 
-def _live(data: dict | None, now: dt.datetime) -> dict[str, dt.datetime]:
-    leases = (data or {}).get("leases")
-    return {lease: expiry for lease, expiry in (leases or {}).items()
-            if isinstance(expiry, dt.datetime) and expiry > now}
+def _live(limit: Limit, now: dt.datetime) -> int:
+    query = limit.leases().where(filter=firestore.FieldFilter("expiresAt", ">", now))
+    return int(query.count(alias="n").get()[0][0].value)
+
+
+def _delete(lease_id: str, limits: list[Limit]) -> None:
+    batch = firebase.db().batch()
+    for limit in limits:
+        batch.delete(limit.leases().document(lease_id))
+    batch.commit()
 
 
 class Lease:
@@ -65,37 +77,32 @@ class Lease:
             if self._released:
                 return
             self._released = True
-        for limit in self.limits:
-            try:
-                limit.ref().update({f"leases.{self.lease_id}": firestore.DELETE_FIELD})
-            except gexc.NotFound:
-                pass  # the document expired and was deleted: nothing to give back
-            except Exception as exc:  # noqa: BLE001 - the lease still frees itself at its expiry
-                log.error(f"slot lease not released: {type(exc).__name__}: {exc}", scope=limit.scope)
+        try:
+            _delete(self.lease_id, self.limits)
+        except Exception as exc:  # noqa: BLE001 - the lease still stops counting at its expiry
+            log.error(f"slot lease not released: {type(exc).__name__}: {exc}",
+                      scopes=",".join(limit.scope for limit in self.limits))
 
 
 def acquire(limits: list[Limit], lease_seconds: int) -> Lease:
     """A lease on one slot of every limit, or Full naming the first limit that has none free."""
-    lease_id = uuid.uuid4().hex
-    refs = [limit.ref() for limit in limits]
-
-    def body(transaction):
-        now = clock.now()
-        expiry = now + dt.timedelta(seconds=lease_seconds)
-        seen = [_live(snap.to_dict() if snap.exists else None, now)
-                for snap in (ref.get(transaction=transaction) for ref in refs)]
-        for limit, live in zip(limits, seen, strict=True):
-            if len(live) >= limit.limit:
+    lease = Lease(uuid.uuid4().hex, limits)
+    now = clock.now()
+    batch = firebase.db().batch()
+    for limit in limits:
+        batch.create(limit.leases().document(lease.lease_id), {"expiresAt": now + dt.timedelta(seconds=lease_seconds)})
+    batch.commit()
+    try:
+        for limit in limits:
+            if _live(limit, clock.now()) > limit.limit:
                 raise Full(limit)
-        for limit, ref, live in zip(limits, refs, seen, strict=True):
-            transaction.set(ref, {"scope": limit.scope, "leases": {**live, lease_id: expiry},
-                                  "expiresAt": max([expiry, *live.values()]) + EXPIRY_GRACE})
-
-    transactions.run(body)
-    return Lease(lease_id, limits)
+    except BaseException:
+        # Refused (or the count failed): a request never holds one slot while it is refused another.
+        lease.release()
+        raise
+    return lease
 
 
 def held(limit: Limit) -> int:
     """Leases of `limit` running now (for tests and operators)."""
-    snap = limit.ref().get()
-    return len(_live(snap.to_dict() if snap.exists else None, clock.now()))
+    return _live(limit, clock.now())
