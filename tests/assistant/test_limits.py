@@ -10,7 +10,7 @@ from wellness_api.assistant import metering, proxy, tokens
 from wellness_api.assistant import repository as repo
 from wellness_api.assistant.providers import local
 from wellness_api.assistant.routes import proxy_app
-from wellness_api.core import clock, ratelimit, slots
+from wellness_api.core import clock, ratelimit, slots, tenancy
 
 from . import fake_upstream as fake
 from .conftest import CHAT, COMPLETIONS, EMBEDDINGS, FAKE_MODEL
@@ -235,6 +235,19 @@ def test_the_clients_users_together_are_capped_and_the_chat_says_so_in_its_envel
     chat = http.post(CHAT, json={"message": "hello"}, headers=chatter.admin.headers)
     assert chat.status_code == 200 and b"event: done" in chat.get_data()
     assert _held(chatter, chatter.admin.uid) == (0, 0)
+
+
+def test_twelve_users_of_one_client_are_admitted_at_once_with_the_default_limits(chatter):
+    """Every request of a tenant wrote the one document of the client's slots: a burst of chats answered 503 on
+    lock timeouts. Each lease is now a document of its own, and a burst under the limit is all admitted."""
+    client = tenancy.get_client(chatter.client_id)
+    assert int(client.setting("wellnessChat.maxConcurrentPerClient")) == 20
+    with concurrent.futures.ThreadPoolExecutor(max_workers=12) as pool:
+        admissions = list(pool.map(lambda i: metering.hold(client, f"user-{i}", 10), range(12)))
+    assert slots.held(slots.Limit(metering.CLIENT_SLOTS, chatter.client_id, 1)) == 12
+    for admission in admissions:
+        admission.close(0)
+    assert slots.held(slots.Limit(metering.CLIENT_SLOTS, chatter.client_id, 1)) == 0
 
 
 def test_the_chat_reserves_each_answer_and_settles_to_its_usage(http, chatter, upstream):
