@@ -431,10 +431,6 @@ def ceilings() -> list[Ceiling]:
                 "assistant/repository.py TOKEN_SHARDS", 1, assistant.TOKEN_SHARDS, "tenant and month"),
         Ceiling("assistant budget ledger (reserve, then settle, per request)", "clients/{id}/assistantTokens/{month}_budget",
                 "assistant/repository.py ledger_ref", 2, 1, "tenant and month"),
-        Ceiling("assistant concurrency slots of the client (take, give back)", "rateLimits/slots:assistantClient:{id}",
-                "core/slots.py, assistant/metering.py", 2, 1, "tenant"),
-        Ceiling("assistant concurrency slots of a user (take, give back)", "rateLimits/slots:assistantUser:{key}",
-                "core/slots.py, assistant/metering.py", 2, 1, "user"),
         Ceiling("AI Move statistics of a user (a completed session)", "clients/{id}/aiMoveStatistics/{uid}",
                 "ai_move/repository.py", 1, 1, "user"),
     ]
