@@ -342,6 +342,12 @@ def test_the_readme_introduction_names_every_area(real):
     assert not problems, _report(problems)
 
 
+def test_the_docs_page_introduction_names_every_area(real):
+    problems = readme_problems(document.DESCRIPTION, {a: real["operations"][a] for a in real["areas"]})
+    assert not problems, _report([p.replace("README.md: the introduction (before the first ## heading)",
+                                            "functions/wellness_api/openapi/document.py: DESCRIPTION") for p in problems])
+
+
 # ------------------------------------------------------------------------------------------------ doctored copies
 
 

@@ -18,8 +18,9 @@ from ..core.openapi import Error, Operation
 TITLE = "Wellness Platform API"
 VERSION = "1.0.0"
 DESCRIPTION = (
-    "A multi-tenant API for fitness, wellness and health-assessment apps: lessons, sign-in tokens, API keys, "
-    "Vital Scan, AI Move, fall risk and content. Partner backends call it with server API keys, apps with Firebase ID tokens, "
+    "A multi-tenant API for fitness, wellness and health-assessment apps: lessons, identity (sign-in tokens), API keys, "
+    "Vital Scan, AI Move, fall risk, content, media generation, the AI assistant (the wellness chat and an "
+    "OpenAI-compatible proxy) and analytics. Partner backends call it with server API keys, apps with Firebase ID tokens, "
     "administrators with the ID token of an admin. Every response carries `x-request-id`.\n\n"
     "The curl examples work as written against the local stack (`make serve`) after "
     '`eval "$(bin/demo-env)"`, which sets BASE_URL, the demo credentials and ids.'
