@@ -23,6 +23,7 @@ from wellness_api.core import clock, users
 from wellness_api.fall_risk.routes import app as fall_risk_app
 from wellness_api.identity.routes import app as identity_app
 from wellness_api.lessons.routes import app as lessons_app
+from wellness_api.vital_scan import service as vital_scan_service
 from wellness_api.vital_scan.routes import app as vital_scan_app
 
 OVERVIEW, ENGAGEMENT, ASSESSMENTS, FUNCTIONAL = "overview", "engagement-insights", "assessment-counts", "functional-tests"
@@ -314,13 +315,23 @@ def scan(tenant: Tenant, user_id: str, finish: bool = True) -> tuple[str, dict]:
     token = bearer(data["vitalScanUrl"].split("#scanToken=")[1])
     assert http.post(f"{HOSTED}/start", headers=token).status_code == 200
     if finish:
-        measured = http.post(f"{HOSTED}/measurement", json=trace(), headers=token)
-        assert measured.status_code == 200, measured.json
+        measured = measure_until_done(token, http)
+        assert measured.status_code == 200 and measured.json["status"] == "completed", measured.json
     return data["vitalScanResultId"], token
 
 
 def measure(token: dict, http=None):
     return (http or vital_scan_app.test_client()).post(f"{HOSTED}/measurement", json=trace(), headers=token)
+
+
+def measure_until_done(token: dict, http=None):
+    """measure() until the session completes: a trace that supports nothing is first answered "try again" (200
+    in_progress, vital_scan/service.py MAX_RETRIES times). The last answer."""
+    for _ in range(vital_scan_service.MAX_RETRIES + 1):
+        response = measure(token, http)
+        if response.status_code != 200 or response.json["status"] != "in_progress":
+            break
+    return response
 
 
 # ------------------------------------------------------------------------------------ shapes

@@ -18,6 +18,7 @@ from tests.analytics.conftest import (
     born,
     live_lesson,
     measure,
+    measure_until_done,
     new_tenant,
     play,
     quiz,
@@ -228,7 +229,11 @@ def test_a_measurement_sent_at_once_completes_the_scan_once(shared, figures):
         _, token = scan(shared, "hasty-user", finish=False)
         calls = [lambda client: measure(token, http=client)] * 4
         statuses = settled(parallel(calls, vital_scan_app), calls, vital_scan_app, {200, 409, 410})
-        assert statuses[200] == 1, statuses
+        # 200s are "try again" answers (the trace supports nothing) and at most one completion; whatever the burst
+        # left unfinished, the page's next sends complete it.
+        assert statuses[200] >= 1, statuses
+        assert measure_until_done(token).status_code in (200, 410)
+        assert measure(token).status_code == 410
     assert figures.moved["engagement"] == {"vitalScan": {"activeUsers": 1, "totalScans": 1, "completedScans": 1}}
 
 

@@ -5,6 +5,7 @@ from urllib.parse import urlsplit
 
 from tests.conftest import bearer
 from tests.vital_scan.conftest import ORIGIN, make_partner
+from wellness_api.vital_scan import service
 
 BASE = "/api/v1/vital-scan/sessions"
 HOSTED = "/api/hosted/vital-scan"
@@ -13,6 +14,18 @@ HOSTED = "/api/hosted/vital-scan"
 def trace(seconds=16, fps=30):
     frames = int(seconds * fps) + 1
     return {"fps": fps, "t": [i * 1000 / fps for i in range(frames)], "rgb": [[140, 100, 80]] * frames}
+
+
+def measure_until_done(api, scan, body):
+    """Send a trace until the session completes: one that supports nothing is first answered "try again"
+    (200 in_progress with `retry`, vital_scan/service.py MAX_RETRIES times). The retries seen and the last answer."""
+    retries = []
+    for _ in range(service.MAX_RETRIES + 1):
+        response = api("POST", f"{HOSTED}/measurement", json=body, headers=scan)
+        if response.status_code != 200 or response.json()["status"] != "in_progress":
+            return retries, response
+        retries.append(response.json()["retry"])
+    return retries, response
 
 
 def error_of(response, status, code=None):
@@ -55,9 +68,10 @@ def test_partner_creates_user_scans_partner_reads_result(api, tenant):
     error_of(too_soon, 429)
     assert 1 <= int(too_soon.headers["Retry-After"]) <= 5
 
-    done = api("POST", f"{HOSTED}/measurement", json=trace(), headers=scan)
+    retries, done = measure_until_done(api, scan, trace())
     assert done.status_code == 200, done.text
     assert done.json()["status"] == "completed" and done.json()["metrics"] is None
+    assert len(retries) == service.MAX_RETRIES  # a flat trace supports nothing: the page was told twice to retry
     error_of(api("POST", f"{HOSTED}/start", headers=scan), 410)
 
     time.sleep(5.1)  # the per-session poll interval
@@ -129,5 +143,5 @@ def test_trace_caps_through_hosting(api, tenant):
     spread = {**trace(), "t": [i * 300 for i in range(481)]}  # 481 frames at 30 fps are 16 s, not 144 s
     body = error_of(api("POST", f"{HOSTED}/measurement", json=spread, headers=scan), 400, "invalid_request")
     assert body["error"]["message"].startswith("The trace's time span must agree with its frame count and fps")
-    done = api("POST", f"{HOSTED}/measurement", json=trace(seconds=180), headers=scan)
+    _, done = measure_until_done(api, scan, trace(seconds=180))
     assert done.status_code == 200 and done.json()["status"] == "completed", done.text
