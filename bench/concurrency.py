@@ -72,7 +72,9 @@ def _world(measurements: int, polls: int) -> World:
         tenant = Tenant(f"conc-{uuid.uuid4().hex[:8]}")
         tenant.configure("modules.aiMove=true", "modules.vitalScan=true", "modules.mediaGeneration=true",
                          "modules.wellnessChat=true", "modules.analytics=true", f"vitalScan.points={POINTS}",
-                         "vitalScan.requestsPerMinute=100000", "wellnessChat.requestsPerMinute=100000")
+                         "vitalScan.requestsPerMinute=100000", "wellnessChat.requestsPerMinute=100000",
+                         # 32 chats at once of 8 players: the caps' maxima, else most answer a cheap 429
+                         "wellnessChat.maxConcurrentPerUser=20", "wellnessChat.maxConcurrentPerClient=200")
         players = [tenant.player] + [tenant.add_member("player") for _ in range(PLAYERS - 1)]
         for member in (tenant.admin, *players):
             member.token  # noqa: B018 - signed in before the timed requests
