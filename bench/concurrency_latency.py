@@ -14,9 +14,9 @@ at the physical layer between any two zones of a region
 (https://cloud.google.com/distributed-cloud/hosted/docs/latest/gdch/infrastructure/zone-requirements); Firestore
 commits a write to a majority of replicas in several zones before it answers (synchronous replication,
 https://firebase.google.com/docs/firestore/understand-reads-writes-scale), so most of a call's time is the
-service's, not the network's, and Google publishes no figure for it. 5 ms each way (10 ms per call) is the default:
-the low end of what a same-region Firestore read or commit takes as seen by a client. `--concurrency-latency MS`
-changes it; the table's header prints the value used.
+service's, not the network's, and Google publishes no figure for it. 5 ms each way (10 ms per call) is the default,
+an assumption on the low side for a same-region read or commit (no TLS, no queueing), not a published figure.
+`--concurrency-latency MS` changes it; the table's header prints the value used.
 """
 
 import dataclasses
