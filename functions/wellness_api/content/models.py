@@ -8,7 +8,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, S
 from pydantic_core import PydanticCustomError
 
 from ..core import clock
-from ..core.http import QueryInt
+from ..core.bounds import query_int
 from ..core.text import multi_line, single_line
 
 EN, ZH_HANT, ZH_HANS = "en", "zh-Hant", "zh-Hans"
@@ -105,12 +105,6 @@ Timestamp = Annotated[str, Field(max_length=MAX_TIMESTAMP,
 # The patterns bound the length (100 and 40 characters) and the OpenAPI document shows them.
 Key = Annotated[str, Field(pattern=KEY_PATTERN)]
 CategoryKey = Annotated[str, Field(pattern=CATEGORY_KEY_PATTERN)]
-
-
-def _query_int(*, ge: int, le: int):
-    # The bounds come before QueryInt's string conversion, so that the OpenAPI document shows them as
-    # minimum/maximum (after it, pydantic writes them as `ge`/`le`, which no reader knows).
-    return Annotated[int, Field(ge=ge, le=le), *QueryInt.__metadata__]
 
 
 # ------------------------------------------------------------------------------------ request bodies
@@ -221,14 +215,14 @@ class KeysQuery(LangQuery):
 
 class AdminListQuery(BaseModel):
     categoryKey: Annotated[str, Field(max_length=MAX_CATEGORY_KEY)] | None = None
-    limit: _query_int(ge=1, le=LIST_PAGE_MAX) = LIST_PAGE_DEFAULT
+    limit: query_int(ge=1, le=LIST_PAGE_MAX) = LIST_PAGE_DEFAULT
     startAfter: Annotated[str, Field(max_length=MAX_KEY)] | None = Field(
         default=None, description="The key of the last item of the previous page.")
 
 
 class VersionsQuery(BaseModel):
-    limit: _query_int(ge=1, le=LIST_PAGE_MAX) = LIST_PAGE_DEFAULT
-    startAfter: _query_int(ge=1, le=MAX_VERSION) | None = Field(
+    limit: query_int(ge=1, le=LIST_PAGE_MAX) = LIST_PAGE_DEFAULT
+    startAfter: query_int(ge=1, le=MAX_VERSION) | None = Field(
         default=None, description="The version number of the last version of the previous page.")
 
 

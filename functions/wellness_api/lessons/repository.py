@@ -113,10 +113,6 @@ def live_plans_in(transaction, client_id: str) -> list[dict]:
     return [snap.to_dict() for snap in query.stream(transaction=transaction)]
 
 
-def list_plans(client_id: str) -> list[dict]:
-    return [snap.to_dict() for snap in plans_collection(client_id).limit(MAX_PLANS_PER_CLIENT).stream()]
-
-
 # ---------------------------------------------------------------------------------------- writes
 
 
