@@ -59,6 +59,7 @@ export -f curl
 
 @dataclasses.dataclass
 class Block:
+    page: str  # README.md or docs/<page>.md
     line: int  # 1-based line of the opening fence
     code: str
     skip: str | None
@@ -69,7 +70,7 @@ class Block:
     def id(self) -> str:
         first = next((ln.strip() for ln in self.code.splitlines() if ln.strip() and not ln.strip().startswith("#")),
                      "")
-        return f"L{self.line}:{first[:40]}"
+        return f"{self.page}:L{self.line}:{first[:40]}"
 
 
 def _is_code(line: str) -> bool:
@@ -101,7 +102,7 @@ def expected_statuses(code: str, where: str) -> tuple[list[int], list[str]]:
     return statuses, problems
 
 
-def readme_blocks(text: str) -> list[Block]:
+def readme_blocks(text: str, page: str = "README.md") -> list[Block]:
     blocks, lines, i = [], text.splitlines(), 0
     while i < len(lines):
         opening = FENCE.match(lines[i])
@@ -120,18 +121,23 @@ def readme_blocks(text: str) -> list[Block]:
         before = next((lines[j].strip() for j in range(start - 1, -1, -1) if lines[j].strip()), "")
         skip = SKIP_MARK.match(before)
         code = "\n".join(body) + "\n"
-        blocks.append(Block(start + 1, code, skip["reason"] if skip else None,
-                            *expected_statuses(code, f"README.md block at line {start + 1}")))
+        blocks.append(Block(page, start + 1, code, skip["reason"] if skip else None,
+                            *expected_statuses(code, f"{page} block at line {start + 1}")))
     return blocks
 
 
-BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
+# The pages in reading order: examples later in the order may rely on what earlier ones did to the demo world.
+PAGES = ["README.md"] + [f"docs/{name}.md" for name in (
+    "api-reference", "dev-stack", "limits", "architecture", "operations", "api-keys", "identity", "lessons",
+    "vital-scan", "ai-move", "content", "fall-risk", "media-generation", "assistant", "analytics", "performance",
+    "security", "production", "deploy", "capacity")]
+BLOCKS = [block for page in PAGES for block in readme_blocks((ROOT / page).read_text(encoding="utf-8"), page)]
 
 
 def test_readme_examples_follow_the_conventions():
     assert BLOCKS, "README.md has no ```bash blocks"
     for block in BLOCKS:
-        where = f"README.md block at line {block.line}"
+        where = f"{block.page} block at line {block.line}"
         assert not block.problems, "\n".join(block.problems)
         assert not re.search(r"(^|[\s|(])jq(\s|$)", block.code, re.M), f"{where}: use python3, jq is not installed"
         assert not re.search(r"(^|\s)(-D|--dump-header)(\s|$)", block.code, re.M), f"{where}: -D is the test's"
@@ -229,7 +235,7 @@ def test_readme_block_runs_as_written(block, demo_env, tmp_path):
     result = subprocess.run(["bash", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
                             timeout=BLOCK_TIMEOUT_S)
     statuses = [int(s) for s in log.read_text().split()]
-    report = (f"README.md block at line {block.line} (exit {result.returncode})\n"
+    report = (f"{block.page} block at line {block.line} (exit {result.returncode})\n"
               f"promised statuses: {block.expected}\nreal statuses:     {statuses}\n"
               f"--- stdout\n{result.stdout[-4000:]}\n--- stderr\n{result.stderr[-4000:]}")
     assert result.returncode == 0, report
