@@ -4,15 +4,12 @@ Every test makes its own tenant with a unique id, so tests never see each other'
 emulators are reset only once per run.
 """
 
-import base64
-import json
 import os
 import secrets
 import urllib.request
 import uuid
 
 import pytest
-import requests
 
 PROJECT = os.environ.setdefault("GCLOUD_PROJECT", "demo-wellness")
 os.environ.setdefault("CLIENT_JWT_SECRET", secrets.token_hex(32))
@@ -26,26 +23,12 @@ if not all(os.environ.get(name) for name in REQUIRED_ENV):
         f"(missing {', '.join(n for n in REQUIRED_ENV if not os.environ.get(n))})"
     )
 
-from wellness_api.core import clock, provisioning, tenancy, users  # noqa: E402
+# Tenants, members and tokens live in support/ (bench/ uses them too); imported here for the tests.
+from support.tenants import BASE_URL, OPERATOR_CLIENT_ID, Member, Tenant, new_member  # noqa: E402, F401
+from support.tokens import SECRETS, bearer, sign_in, with_claims  # noqa: E402, F401
+from wellness_api.core import clock  # noqa: E402
 
 AUTH_HOST = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
-OPERATOR_CLIENT_ID = "operator"
-BASE_URL = os.environ.get("E2E_BASE_URL", "http://127.0.0.1:5000")
-
-
-def sign_in(email: str, password: str) -> str:
-    """An ID token from the Auth emulator, as an app would get one."""
-    response = requests.post(
-        f"http://{AUTH_HOST}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=any",
-        json={"email": email, "password": password, "returnSecureToken": True},
-        timeout=10,
-    )
-    response.raise_for_status()
-    return response.json()["idToken"]
-
-
-# Passwords and ID tokens the run handed out, for tests/test_logs.py (which also catches any token or key by form).
-SECRETS: set[str] = set()
 
 RESENDS = 20
 
@@ -63,64 +46,6 @@ def assert_error(response, status: int, message: str) -> None:
     """A Flask test-client answer of `status` with the plain envelope `{"error": message}`."""
     assert response.status_code == status, response.json
     assert response.json == {"error": message}
-
-
-def bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def with_claims(id_token: str, **changes) -> str:
-    """The ID token with some claims changed, unsigned as the Auth emulator's own tokens are (alg none)."""
-    header, payload, _ = id_token.split(".")
-    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    claims.update(changes)
-    return f"{header}.{base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip('=')}."
-
-
-class Member:
-    def __init__(self, client_id: str, role: str, email: str, password: str, uid: str):
-        self.client_id, self.role, self.email, self.password, self.uid = client_id, role, email, password, uid
-        self._token = None
-
-    @property
-    def token(self) -> str:
-        if self._token is None:
-            self._token = sign_in(self.email, self.password)
-            SECRETS.add(self._token)
-        return self._token
-
-    @property
-    def headers(self) -> dict:
-        return bearer(self.token)
-
-
-def new_member(client: tenancy.Client, role: str, birth_date: str | None = None, sex: str | None = None) -> Member:
-    """A new member of an existing client, made as platformctl makes one; its password is registered in SECRETS."""
-    email = f"{role}-{uuid.uuid4().hex[:10]}@{client.client_id}.test"
-    password = secrets.token_urlsafe(12)
-    SECRETS.add(password)
-    uid = users.create_user(client, email, password, role, display_name=f"{role} of {client.client_id}",
-                            birth_date=birth_date, sex=sex)
-    return Member(client.client_id, role, email, password, uid)
-
-
-class Tenant:
-    """A client with an admin and a player, created through the same code platformctl uses."""
-
-    def __init__(self, client_id: str, operator: bool = False, hostnames: list[str] | None = None):
-        self.client_id = client_id
-        # The operator tenant may already exist (the seed makes it); tests then add members to it.
-        self.client = tenancy.get_client(client_id) or provisioning.create_client(
-            client_id, f"Test {client_id}", hostnames or [], operator)
-        self.admin = self.add_member(tenancy.ROLE_ADMIN)
-        self.player = self.add_member(tenancy.ROLE_PLAYER)
-
-    def add_member(self, role: str, birth_date: str | None = None, sex: str | None = None) -> Member:
-        return new_member(self.client, role, birth_date, sex)
-
-    def configure(self, *assignments: str) -> None:
-        provisioning.configure_client(self.client_id, list(assignments))
-        self.client = tenancy.get_client(self.client_id)
 
 
 def pytest_collection_modifyitems(items):
