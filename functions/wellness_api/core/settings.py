@@ -92,6 +92,17 @@ _PARSERS: dict[str, Callable[[Setting, str], Any]] = {
 
 _MODULES = ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")
 
+# privacy.retentionDays.*: health data a client keeps, read by privacy/retention.py. Ten years at most: longer is
+# "forever", which 0 says plainly. Conversations are the most revealing and the least needed later: the shortest.
+RETENTION_MAX_DAYS = 3650
+RETENTION_DEFAULTS = (
+    ("vitalScan", 730, "Vital Scan sessions (with their measurements)", "they were created"),
+    ("fallRisk", 730, "fall-risk results (and the member's latest-result summary pointing at one)",
+     "they were created"),
+    ("aiMove", 730, "AI Move exercise sessions", "they were created"),
+    ("assistant", 90, "wellness-chat conversations (with their messages)", "their last message"),
+)
+
 SETTINGS: dict[str, Setting] = {
     s.key: s
     for s in [
@@ -158,6 +169,13 @@ SETTINGS: dict[str, Setting] = {
                 maximum=200),
         Setting("lessons.membershipTiers", "list", [],
                 "Comma-separated membership tiers offered in the B2B lesson catalog (allTiers), in display order."),
+        *[
+            Setting(f"privacy.retentionDays.{name}", "int", days,
+                    f"Days {what} are kept after {since}; older ones are deleted by the daily retention sweep "
+                    "(activity rollups keep their counts). 0 keeps them until erased.",
+                    minimum=0, maximum=RETENTION_MAX_DAYS)
+            for name, days, what, since in RETENTION_DEFAULTS
+        ],
     ]
 }
 
