@@ -215,6 +215,16 @@ def analyticscompact(event: scheduler_fn.ScheduledEvent) -> None:
     activity.compact_all()
 
 
+@scheduler_fn.on_schedule(schedule="every 60 minutes", timeout_sec=540, memory=options.MemoryOption.MB_256,
+                          max_instances=1)
+def privacyretention(event: scheduler_fn.ScheduledEvent) -> None:
+    """Deletes health data older than its client's retention period (privacy/retention.py); bounded per run,
+    resumed by the next run from where it stopped."""
+    from wellness_api.privacy import retention
+
+    retention.run_scheduled()
+
+
 def _serve_paths_the_runtime_cannot_route() -> None:
     """Hand paths the functions runtime's own router refuses to this process's function.
 

@@ -39,6 +39,7 @@ SECRET_READERS = {
 SCHEDULES = {
     "vitalscansweep": {"schedule": "every 15 minutes", "retryConfig": {}},
     "analyticscompact": {"schedule": "every 15 minutes", "retryConfig": {}},
+    "privacyretention": {"schedule": "every 60 minutes", "retryConfig": {}},
 }
 # https://cloud.google.com/functions/docs/configuring/timeout, firebase-tools deploy/functions/validate.js
 MAX_TIMEOUT = {"httpsTrigger": 3600, "taskQueueTrigger": 1800, "scheduleTrigger": 1800}
