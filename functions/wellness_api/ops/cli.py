@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "wellness_api.ops.commands.media",
     "wellness_api.ops.commands.assistant",
     "wellness_api.ops.commands.analytics",
+    "wellness_api.ops.commands.retention",
 ]
 
 EMULATOR_DEFAULTS = {
