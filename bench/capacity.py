@@ -226,7 +226,7 @@ def measure(runs: int = RUNS) -> list[Measured]:
         return response.status_code
 
     _measure(rows, "Vital Scan", "vitalscan", "POST session (partner)", scan_created, runs=runs)
-    from bench.rppg_synthetic import generate
+    from support.rppg_synthetic import generate
 
     synthetic = generate(72, 15, "clean", seconds=30, fps=30)  # a clean 30 s trace, as bench/concurrency.py sends
     trace = {"fps": synthetic.fps, "t": synthetic.t, "rgb": synthetic.rgb}

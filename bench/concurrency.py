@@ -59,7 +59,7 @@ class World:
 
 
 def _world(measurements: int, polls: int) -> World:
-    from bench.rppg_synthetic import generate
+    from support.rppg_synthetic import generate
     from tests.ai_move.conftest import make_exercise
     from tests.conftest import Tenant
     from wellness_api.api_keys import service as api_keys

@@ -1,7 +1,7 @@
 """Accuracy of the rPPG engine on the synthetic benchmark (issues 9, 27); no emulators needed.
 
 Run directly (`functions/venv/bin/python bench/vital_scan_accuracy.py [traces]`), through
-`bench/run.py --vital-scan-accuracy`, or as part of `make bench`. Per difficulty level (bench/rppg_synthetic.py):
+`bench/run.py --vital-scan-accuracy`, or as part of `make bench`. Per difficulty level (support/rppg_synthetic.py):
 TRACES seeded random traces (seed SEED + i, printed), heart rates drawn uniformly from 45-180 bpm, breathing
 from 8-24 breaths/min and the skin tone from Fitzpatrick I-VI; each trace is measured as a 30 s scan (the
 hosted page's default) and as a 60 s scan (the length the page asks for when rr is wanted).
@@ -23,22 +23,18 @@ for path in (str(ROOT / "functions"), str(ROOT)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
+from support.rppg_synthetic import BENCH_SEED as SEED  # noqa: E402
+from support.rppg_synthetic import HR_WRONG, RMSSD_TOLERANCE, RR_WRONG, SDNN_TOLERANCE  # noqa: E402
+
 TRACES = 1000
-SEED = 2017
-HR_WRONG, RR_WRONG = 10.0, 3.0
-SDNN_TOLERANCE, RMSSD_TOLERANCE = 10.0, 25.0  # ms: the engine's stated tolerances
 IMAGES = ROOT / "docs" / "images"
 
 
 def cases(level: str, n: int = TRACES, seconds: float = 30.0):
-    import numpy as np
-
-    from bench import rppg_synthetic
+    from support import rppg_synthetic
 
     for i in range(n):
-        rng = np.random.default_rng(SEED + i)
-        hr, rr = rng.uniform(45, 180), rng.uniform(8, 24)
-        yield SEED + i, rppg_synthetic.generate(hr, rr, level, seconds=seconds, fps=30, seed=SEED + i)
+        yield SEED + i, rppg_synthetic.bench_case(level, seconds, SEED + i)
 
 
 def first_measurement_import() -> float:
@@ -100,7 +96,8 @@ HEADER = (f"{'':14} {'scans':>5} {'hr':>7} {'hr MAE':>7} {'>10':>6} {'rr':>7} {'
 
 
 def main(n: int = TRACES) -> None:
-    from bench import bland_altman, rppg_synthetic
+    from bench import bland_altman
+    from support import rppg_synthetic
     from wellness_api.vital_scan.rppg import pipeline
 
     pipeline.measure(30, [i * 1000 / 30 for i in range(3)], [[1, 1, 1]] * 3)  # load numpy/scipy first

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from bench import rppg_synthetic as synthetic
 from support import caps
+from support import rppg_synthetic as synthetic
 from tests.conftest import bearer
 from tests.vital_scan.test_hosted import HOSTED, ScriptedEngine, new_session, partner_view
 from tests.vital_scan.test_routes import BASE, assert_error

@@ -1,4 +1,4 @@
-"""The rPPG engine (vital_scan.rppg) on synthetic traces with known truth (bench/rppg_synthetic.py).
+"""The rPPG engine (vital_scan.rppg) on synthetic traces with known truth (support/rppg_synthetic.py).
 
 Pure unit tests: no emulator is touched (the package conftest only needs the emulator variables set).
 """
@@ -12,7 +12,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from bench import rppg_synthetic as synthetic
+from support import rppg_synthetic as synthetic
 from wellness_api.vital_scan import engine, metrics
 from wellness_api.vital_scan.engine import Trace
 from wellness_api.vital_scan.rppg import RppgEngine, beats, filters, hrv, limits

@@ -1,23 +1,17 @@
 """Every confident wrong number the benchmark found (issue 27), on its fixed seed, and the gates that stop them.
 
-A seed here is a bench/vital_scan_accuracy.py trace: the bench's (hr, rr) drawn from the seed, then
-rppg_synthetic.generate(hr, rr, level, seconds, 30 fps, seed). Each must now report the metric within its
-tolerance or omit it (2.12: never guessed). Pure unit tests: no emulator is touched.
+A seed here is a bench/vital_scan_accuracy.py trace, support.rppg_synthetic.bench_case(level, seconds, seed): the
+bench's (hr, rr) drawn from the seed, then generate(hr, rr, level, seconds, 30 fps, seed). Each must now report the
+metric within its tolerance or omit it (2.12: never guessed). Pure unit tests: no emulator is touched.
 """
 
 import numpy as np
 import pytest
 
-from bench import rppg_synthetic as synthetic
-from bench.vital_scan_accuracy import HR_WRONG, RMSSD_TOLERANCE, RR_WRONG, SDNN_TOLERANCE
+from support import rppg_synthetic as synthetic
+from support.rppg_synthetic import HR_WRONG, RMSSD_TOLERANCE, RR_WRONG, SDNN_TOLERANCE, bench_case
 from wellness_api.vital_scan.engine import Trace
 from wellness_api.vital_scan.rppg import RppgEngine, pipeline
-
-
-def bench_case(level: str, seconds: float, seed: int):
-    rng = np.random.default_rng(seed)
-    hr, rr = rng.uniform(45, 180), rng.uniform(8, 24)
-    return synthetic.generate(hr, rr, level, seconds=seconds, fps=30, seed=seed)
 
 
 def measure(case) -> dict:
