@@ -24,8 +24,8 @@ def _quiet():
 
 
 def _setup():
-    from tests.ai_move.conftest import make_exercise
-    from tests.conftest import Tenant
+    from support.ai_move import make_exercise
+    from support.tenants import Tenant
 
     tenant = Tenant(f"bench-{uuid.uuid4().hex[:8]}")
     tenant.configure("modules.aiMove=true")
@@ -41,7 +41,7 @@ def _start(http, tenant) -> str:
 
 
 def per_request() -> None:
-    from bench.firestore_ops import counting
+    from support.firestore_ops import counting
     from wellness_api.ai_move.routes import app
 
     http = app.test_client()
@@ -87,7 +87,7 @@ def per_request() -> None:
 
 
 def list_reads() -> None:
-    from bench.firestore_ops import counting
+    from support.firestore_ops import counting
     from wellness_api.ai_move.routes import app
 
     http = app.test_client()

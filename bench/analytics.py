@@ -73,7 +73,7 @@ def _birth_date(rng: random.Random, today: dt.date) -> tuple[str, str | None]:
 
 
 def _setup() -> tuple[World, float]:
-    from tests.conftest import Tenant
+    from support.tenants import Tenant
     from wellness_api.core import firebase, tenancy
 
     rng = random.Random(SEED)
@@ -231,7 +231,7 @@ def _url(client_id: str, endpoint: str, days: int | None) -> str:
 
 
 def _measure(http, world: World, endpoint: str, days: int | None) -> Measured:
-    from bench.firestore_ops import counting
+    from support.firestore_ops import counting
 
     url, headers = _url(world.tenant.client_id, endpoint, days), world.tenant.admin.headers
     runs = []
@@ -328,7 +328,7 @@ def main() -> None:
               + " ".join(f"{row.seconds * 1000:>8.1f}" for row in rows)
               + f" {shard_column:>10} {reads_ratio:>5.2f}x {ms_ratio:>5.2f}x  {verdict}")
     print(f"(reads: documents + aggregation reads; agg: the aggregation queries among them (count()/avg(), billed one "
-          f"read per 1,000 index entries: one each here), which bench/firestore_ops.counting() does not see and this "
+          f"read per 1,000 index entries: one each here), which support/firestore_ops.counting() does not see and this "
           f"bench counts itself. shard docs / bound: the rollup documents the range holds at {size_name(last)} events, "
           f"against {SHARDS_NOTE}. goal: reads at {size_name(last)} within {READS_GOAL}x of {size_name(first)}.)")
     if failures:
@@ -350,8 +350,13 @@ def main() -> None:
           f"reads what the {DAYS}-day one does.)")
 
 
-
 if __name__ == "__main__":
-    from bench import run  # noqa: F401 - sys.path and CLIENT_JWT_SECRET, as `make bench` has them
+    import os
+    import pathlib
+    import sys
 
+    # What bench/run.py sets up for `make bench`, without importing it (run.py imports this module).
+    root = pathlib.Path(__file__).resolve().parents[1]
+    sys.path[:0] = [str(root / "functions"), str(root)]
+    os.environ.setdefault("CLIENT_JWT_SECRET", uuid.uuid4().hex * 2)
     main()

@@ -62,8 +62,8 @@ def _script(upstream, fake) -> None:
 
 
 def streaming() -> None:
-    from tests.assistant import fake_upstream as fake
-    from tests.conftest import Tenant
+    from support import fake_upstream as fake
+    from support.tenants import Tenant
     from wellness_api.assistant.routes import app, proxy_app
 
     upstream = fake.FakeUpstream()
@@ -108,8 +108,8 @@ def streaming() -> None:
 
 
 def operations() -> None:
-    from bench.firestore_ops import counting
-    from tests.conftest import Tenant
+    from support.firestore_ops import counting
+    from support.tenants import Tenant
     from wellness_api.assistant.routes import app, proxy_app
 
     tenant = Tenant(f"bench-{uuid.uuid4().hex[:8]}")

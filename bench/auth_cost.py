@@ -50,7 +50,7 @@ def _arrivals(rng: random.Random, rate_per_minute: float) -> list[float]:
 
 
 def main() -> None:
-    from tests.conftest import Tenant
+    from support.tenants import Tenant
     from wellness_api.core import auth, firebase, revocation
 
     tenant = Tenant(f"bench-{uuid.uuid4().hex[:8]}")

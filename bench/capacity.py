@@ -107,7 +107,7 @@ class Measured:
 def _measure(rows: list, area: str, function: str, request: str, call: Callable, *, kind: str = "io",
              task_operations: int = 0, storage_writes: int = 0, runs: int = RUNS) -> None:
     """`call()` (a fresh request each time) `runs` times: the medians of its reads, writes and wall time."""
-    from bench.firestore_ops import counting
+    from support.firestore_ops import counting
 
     reads, writes, seconds, status = [], [], [], 0
     for _ in range(runs):
@@ -130,9 +130,10 @@ def _status(response) -> int:
 
 def measure(runs: int = RUNS) -> list[Measured]:
     from bench.vital_scan import _partner
-    from tests.ai_move.conftest import make_exercise
-    from tests.conftest import Tenant, bearer
-    from tests.fall_risk.conftest import quiz
+    from support.ai_move import make_exercise
+    from support.fall_risk import quiz
+    from support.tenants import Tenant
+    from support.tokens import bearer
     from wellness_api.ai_move.routes import app as ai_move_app
     from wellness_api.analytics.routes import app as analytics_app
     from wellness_api.api_keys.routes import app as keys_app

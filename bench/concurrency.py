@@ -59,9 +59,9 @@ class World:
 
 
 def _world(measurements: int, polls: int) -> World:
+    from support.ai_move import make_exercise
     from support.rppg_synthetic import generate
-    from tests.ai_move.conftest import make_exercise
-    from tests.conftest import Tenant
+    from support.tenants import Tenant
     from wellness_api.api_keys import service as api_keys
     from wellness_api.content import service as content
     from wellness_api.content.models import CreateContentBody
@@ -262,7 +262,7 @@ _BASE_PROBE = """
 import contextlib, io, sys
 sys.path[:0] = [{functions!r}, {root!r}]
 import main
-from tests.threaded_server import function_app
+from support.threaded_server import function_app
 with contextlib.redirect_stdout(io.StringIO()):
     function_app(getattr(main, {name!r})).test_client().get({path!r})
     from wellness_api.core import firebase
@@ -276,7 +276,7 @@ print(int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 
 def base_rss(name: str) -> tuple[float, float]:
     """(VmRSS, VmHWM) MiB of a fresh interpreter that imported main and served one request of `name`: what an
     instance of the function holds before its load (the rPPG engine's numpy and scipy included)."""
-    from tests.threaded_server import ROOT
+    from support.threaded_server import ROOT
 
     extra = "from wellness_api.vital_scan.rppg import filters" if name == "vitalscanmeasure" else "pass"
     code = _BASE_PROBE.format(functions=str(ROOT / "functions"), root=str(ROOT), name=name, path=BASE_PATHS[name],
@@ -289,7 +289,7 @@ def base_rss(name: str) -> tuple[float, float]:
 
 def run(names: list[str] | None = None, *, base: bool = True, label: str = "concurrency") -> list:
     import main
-    from tests.threaded_server import function_app, serving
+    from support.threaded_server import function_app, serving
 
     all_names = list(main.SIZES)
     names = [n for n in all_names if not names or n in names]

@@ -35,7 +35,7 @@ class _RoundTrips:
     def install(self):
         from google.cloud.firestore_v1 import client, document, query
 
-        import bench.firestore_ops  # noqa: F401 - its read counters first, these on top
+        import support.firestore_ops  # noqa: F401 - its read counters first, these on top
 
         originals = (client.Client.get_all, document.DocumentReference.get, query.Query.stream)
 
@@ -64,7 +64,7 @@ class _RoundTrips:
 def _setup():
     from google.api_core import exceptions as gexc
 
-    from tests.conftest import OPERATOR_CLIENT_ID, Tenant
+    from support.tenants import OPERATOR_CLIENT_ID, Tenant
     from wellness_api.content import repository as repo
     from wellness_api.content import service
     from wellness_api.content.models import CreateContentBody
@@ -89,7 +89,7 @@ def _setup():
 
 
 def reads_per_request() -> None:
-    from bench.firestore_ops import counting
+    from support.firestore_ops import counting
     from wellness_api.content.routes import app
 
     http = app.test_client()
@@ -151,8 +151,8 @@ def reads_per_request() -> None:
 
 
 def writes_per_change() -> None:
-    from bench.firestore_ops import counting
-    from tests.conftest import Tenant
+    from support.firestore_ops import counting
+    from support.tenants import Tenant
     from wellness_api.content.routes import app
 
     http = app.test_client()

@@ -20,7 +20,7 @@ def _quiet():
 
 
 def _setup():
-    from tests.conftest import Tenant
+    from support.tenants import Tenant
 
     tenant = Tenant(f"bench-{uuid.uuid4().hex[:8]}")
     tenant.senior = tenant.add_member("player", birth_date="1950-01-01", sex="female")
@@ -28,8 +28,8 @@ def _setup():
 
 
 def per_request() -> None:
-    from bench.firestore_ops import counting
-    from tests.fall_risk.conftest import HEALTHY, STEP_PATHS
+    from support.fall_risk import HEALTHY, STEP_PATHS
+    from support.firestore_ops import counting
     from wellness_api.fall_risk.routes import app
 
     http = app.test_client()
@@ -72,7 +72,7 @@ def per_request() -> None:
 
 
 def exactly_once() -> None:
-    from tests.fall_risk.conftest import HEALTHY, STEP_PATHS
+    from support.fall_risk import HEALTHY, STEP_PATHS
     from wellness_api.core.rollups import day_of
     from wellness_api.fall_risk import service
     from wellness_api.fall_risk.routes import app

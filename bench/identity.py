@@ -21,8 +21,8 @@ def _quiet():
 
 
 def round_trips() -> None:
-    from bench.firestore_ops import counting
-    from tests.conftest import Tenant
+    from support.firestore_ops import counting
+    from support.tenants import Tenant
     from wellness_api.api_keys import service as api_keys
     from wellness_api.identity.routes import app, custom_token_app
 

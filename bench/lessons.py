@@ -18,8 +18,9 @@ def _quiet():
 
 
 def reads_per_list() -> None:
-    from bench.firestore_ops import counting
-    from tests.conftest import Tenant, bearer
+    from support.firestore_ops import counting
+    from support.tenants import Tenant
+    from support.tokens import bearer
     from wellness_api.api_keys import service as api_keys
     from wellness_api.core import client_tokens
     from wellness_api.lessons import service

@@ -31,7 +31,7 @@ def _quiet():
 
 
 def _setup():
-    from tests.conftest import Tenant
+    from support.tenants import Tenant
 
     tenant = Tenant(f"bench-{uuid.uuid4().hex[:8]}")
     # 20 jobs queued at once measure the worker's throughput: the per-client cap (default 3) is raised to its ceiling.
@@ -109,7 +109,7 @@ def throughput(http, headers: dict) -> None:
 
 
 def writes_per_job(tenant) -> None:
-    from bench.firestore_ops import counting
+    from support.firestore_ops import counting
     from wellness_api.core.auth import Principal
     from wellness_api.media_generation import repository, service, worker
     from wellness_api.media_generation.models import CreateJobBody

@@ -10,7 +10,7 @@ Then the concurrency per instance (bench/concurrency.py): each function in one p
 once, as ratios to 1, then the same with a network delay to Firestore and Auth (`--concurrency` runs only that).
 Then the capacity and cost model (bench/capacity.py): cost per million requests per area at list prices, the
 ceilings per tenant, 1x/10x/100x; it rewrites the generated part of docs/capacity.md (`--capacity` runs only it).
-Last, the load run (bench/load.py): mixed traffic through Hosting at 1, 4, 16 and 64 callers beside GET /api/health,
+Last, the load run (bench/load/): mixed traffic through Hosting at 1, 4, 16 and 64 callers beside GET /api/health,
 then exact checks that nothing was lost or counted twice (a mismatch fails the run); `--load` runs only it,
 `--load-levels 1,4,16` at fewer callers.
 """
@@ -66,8 +66,8 @@ def cold_start() -> None:
 
 
 def round_trips() -> None:
-    from bench.firestore_ops import counting
-    from tests.conftest import Tenant
+    from support.firestore_ops import counting
+    from support.tenants import Tenant
     from wellness_api.api_keys.routes import app as keys_app
     from wellness_api.identity.routes import app as identity_app
 

@@ -25,16 +25,16 @@ def _quiet():
 
 
 def _partner(points: int, rpm: int):
-    from tests.conftest import Tenant
-    from tests.vital_scan.conftest import make_partner
+    from support.tenants import Tenant
+    from support.vital_scan import make_partner
 
     with _quiet():
         return make_partner(Tenant(f"bench-{uuid.uuid4().hex[:8]}"), points=points, rpm=rpm)
 
 
 def ops_per_call() -> None:
-    from bench.firestore_ops import counting
-    from tests.conftest import bearer
+    from support.firestore_ops import counting
+    from support.tokens import bearer
     from wellness_api.vital_scan import ratelimit
     from wellness_api.vital_scan.routes import app
 
@@ -120,7 +120,7 @@ def creates_per_second() -> None:
 
 
 def concurrency_run(callers: int = 30, balance: int = 10) -> None:
-    from tests.vital_scan.test_routes import spent, stored_sessions
+    from support.vital_scan import spent, stored_sessions
     from wellness_api.vital_scan.routes import app
 
     partner = _partner(points=balance, rpm=10_000)

@@ -1,4 +1,4 @@
-"""The load run (bench/load.py) tells the Functions emulator's hang-up apart from the platform's answers, and the
+"""The load run (bench/load/) tells the Functions emulator's hang-up apart from the platform's answers, and the
 cost model (bench/capacity.py) rewrites only its generated part of docs/capacity.md. Offline: a local HTTP server
 plays the emulator."""
 
@@ -9,7 +9,8 @@ import types
 
 import pytest
 
-from bench import capacity, load
+from bench import capacity
+from bench.load import callers, levels
 
 HANGUP = (500, {}, json.dumps({"code": "ECONNRESET"}).encode())  # what the emulator answers, no x-request-id
 
@@ -41,8 +42,8 @@ def answers():
 
 def _caller(base_url: str):
     world = types.SimpleNamespace(base_url=base_url, players=[types.SimpleNamespace(uid="u1", headers={})])
-    seen, level = load.Seen(), load.Level(budget=10, cap=30)
-    return load.Caller(world, seen, level, 0), seen, level
+    seen, level = callers.Seen(), callers.Level(budget=10, cap=30)
+    return callers.Caller(world, seen, level, 0), seen, level
 
 
 def test_a_hangup_is_sent_again_once_and_never_counted_as_the_platforms_error(answers):
@@ -61,7 +62,7 @@ def test_two_hangups_are_the_emulators_error_not_the_platforms(answers):
     script.extend([HANGUP, HANGUP])
     caller, seen, level = _caller(base)
     caller.send("POST media job", "POST", "/x", body={})
-    outcome = load.Outcome(1, level.records, 1.0, None, None, None)
+    outcome = levels.Outcome(1, level.records, 1.0, None, None, None)
     assert not outcome.errors(emulator=False)
     assert sum(outcome.errors(emulator=True).values()) == 1
     assert seen.hangups == {"POST media job": 2}
@@ -73,7 +74,7 @@ def test_a_500_of_the_platform_is_its_error_and_not_sent_again(answers):
     caller, seen, level = _caller(base)
     assert caller.send("POST x", "POST", "/x", body={}).status_code == 500
     assert not seen.hangups
-    outcome = load.Outcome(1, level.records, 1.0, None, None, None)
+    outcome = levels.Outcome(1, level.records, 1.0, None, None, None)
     assert sum(outcome.errors(emulator=False).values()) == 1
 
 

@@ -1,6 +1,6 @@
 """Many requests at once in one process, as Cloud Run serves a function whose concurrency is above 1.
 
-Every HTTPS function of main.py is served from this test's process by a threaded WSGI server (tests/threaded_server.py),
+Every HTTPS function of main.py is served from this test's process by a threaded WSGI server (support/threaded_server.py),
 routed as Hosting routes, against the emulators. Callers of several tenants and users send mixed traffic at once:
 lessons and plays, AI Move sessions and statistics, Vital Scan sessions (points), fall risk, content, the
 assistant's chat (local provider), API keys and client tokens. Then, exactly: nothing lost or counted twice, and
@@ -25,10 +25,10 @@ import uuid
 import pytest
 import requests
 
-from tests.ai_move.conftest import make_exercise
+from support.ai_move import make_exercise
+from support.fall_risk import quiz
+from support.threaded_server import ROOT, hosting_app, serving
 from tests.conftest import Member, Tenant
-from tests.fall_risk.conftest import quiz
-from tests.threaded_server import ROOT, hosting_app, serving
 
 TENANTS = 3
 PLAYERS = 2  # per tenant
@@ -311,7 +311,7 @@ def test_nothing_was_lost_or_counted_twice(run):
 
 
 def _hosting() -> str:
-    from tests.conftest import BASE_URL
+    from support.tenants import BASE_URL
 
     return BASE_URL
 

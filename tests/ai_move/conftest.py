@@ -1,11 +1,8 @@
 """Fixtures of the AI Move tests: the area's Flask test client, a client with the module on and a catalog."""
 
-import uuid
-
 import pytest
 
-from wellness_api.ai_move import service
-from wellness_api.ai_move.models import ExerciseSpec
+from support.ai_move import make_exercise
 from wellness_api.ai_move.routes import app
 
 SESSIONS = "/api/ai-move/sessions"
@@ -14,12 +11,6 @@ SESSIONS = "/api/ai-move/sessions"
 @pytest.fixture
 def http():
     return app.test_client()
-
-
-def make_exercise(client, kind: str = "rep", library: bool = False, **fields) -> str:
-    spec = ExerciseSpec(name=fields.pop("name", f"{kind} {uuid.uuid4().hex[:6]}"), type=kind,
-                        targetValue=fields.pop("targetValue", 10 if kind == "rep" else 30), **fields)
-    return service.create_exercise(service.NewExercise(client, spec, library=library))
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import tracemalloc
 
 import pytest
 
-from bench.firestore_ops import counting
 from support import caps
+from support.firestore_ops import counting
 from tests.analytics.conftest import RANGED, new_tenant, read, url, window
 from tests.conftest import assert_error
 from wellness_api.analytics import models

@@ -3,9 +3,8 @@ OpenAI-compatible upstream (configured through the same parameters a deployment 
 
 import pytest
 
+from support.fake_upstream import KEY, FakeUpstream
 from wellness_api.assistant.routes import app, proxy_app
-
-from .fake_upstream import KEY, FakeUpstream
 
 CHAT = "/api/wellness-chat"
 CONVERSATIONS = "/api/wellness-chat/conversations"

@@ -5,6 +5,7 @@ import datetime as dt
 
 import pytest
 
+from support import fake_upstream as fake
 from tests.ai_move.conftest import make_exercise, start
 from tests.conftest import assert_error, bearer
 from wellness_api.ai_move.routes import app as ai_move_app
@@ -15,7 +16,6 @@ from wellness_api.assistant.providers.local_texts import TEXTS
 from wellness_api.core import auth, clock, tenancy
 from wellness_api.core.rollups import day_of
 
-from . import fake_upstream as fake
 from .conftest import CHAT, CONVERSATIONS, sse_events
 
 UNAVAILABLE_MODULE = "The wellness chat is not enabled for this client."

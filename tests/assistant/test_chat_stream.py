@@ -5,6 +5,7 @@ import threading
 
 import pytest
 
+from support import fake_upstream as fake
 from tests.conftest import assert_error
 from wellness_api.assistant import chat as chat_module
 from wellness_api.assistant import repository as repo
@@ -12,7 +13,6 @@ from wellness_api.assistant import tokens
 from wellness_api.assistant.routes import app
 from wellness_api.core import clock, tenancy
 
-from . import fake_upstream as fake
 from .conftest import CHAT, FAKE_MODEL, sse_events
 
 

@@ -6,13 +6,13 @@ import concurrent.futures
 
 import pytest
 
+from support import fake_upstream as fake
 from wellness_api.assistant import metering, proxy, tokens
 from wellness_api.assistant import repository as repo
 from wellness_api.assistant.providers import local
 from wellness_api.assistant.routes import proxy_app
 from wellness_api.core import clock, ratelimit, slots, tenancy
 
-from . import fake_upstream as fake
 from .conftest import CHAT, COMPLETIONS, EMBEDDINGS, FAKE_MODEL
 from .test_proxy import QUESTION, body, openai_error, usage_record
 

@@ -11,12 +11,12 @@ import struct
 
 import pytest
 
+from support import fake_upstream as fake
 from wellness_api.assistant import repository as repo
 from wellness_api.assistant import tokens
 from wellness_api.assistant.providers import local, openai_compatible
 from wellness_api.core import clock, tenancy
 
-from . import fake_upstream as fake
 from .conftest import COMPLETIONS, EMBEDDINGS, FAKE_MODEL, MODELS
 
 QUESTION = [{"role": "user", "content": "hi"}]

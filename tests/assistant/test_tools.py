@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import uuid
 
+from support import fake_upstream as fake
 from tests.ai_move.conftest import make_exercise, start
 from wellness_api.ai_move.routes import app as ai_move_app
 from wellness_api.content import service as content
@@ -16,7 +17,6 @@ from wellness_api.lessons import service as lessons
 from wellness_api.lessons.models import CreateLessonBody
 from wellness_api.vital_scan import repository as vital_scan_repo
 
-from . import fake_upstream as fake
 from .conftest import CHAT, sse_events
 
 ALL_TOOLS = ["get_exercise_activity", "get_latest_vital_scan", "find_lessons", "search_help_articles"]

@@ -5,33 +5,13 @@ import datetime as dt
 
 import pytest
 
+from support.fall_risk import HEALTHY, NO_ANSWERS, STEP_PATHS, quiz  # noqa: F401 - the tests import them from here
 from wellness_api.core import clock
 from wellness_api.fall_risk.routes import app
 
 CREATE = "/api/fall-risk"
 RESULTS = "/api/fall-risk/results"
 RECORDS = "/api/fall-risk/records"
-STEP_PATHS = {"quiz": "quiz", "sitToStand": "sit-to-stand", "tandemStance": "tandem-stance",
-              "singleLegStance": "single-leg-stance", "tandemWalk": "tandem-walk"}
-
-NO_ANSWERS = {key: False for key in (
-    "fallenPastYear", "advisedCaneOrWalker", "unsteadyWhenWalking", "steadiesOnFurniture", "worriedAboutFalling",
-    "pushesUpFromChair", "troubleSteppingOntoCurb", "rushesToToilet", "lostFeelingInFeet", "medicineLightheaded",
-    "medicineSleepOrMood", "oftenSadOrDepressed")}
-
-
-def quiz(yes: tuple[str, ...] = (), **extra) -> dict:
-    return {"answers": {**NO_ANSWERS, **{key: True for key in yes}}, **extra}
-
-
-# A healthy participant's steps: every test passed, nothing answered yes.
-HEALTHY = {
-    "quiz": quiz(),
-    "sitToStand": {"standCount": 15},
-    "tandemStance": {"sideBySideSeconds": 10, "semiTandemSeconds": 10, "tandemSeconds": 10},
-    "singleLegStance": {"singleLegSeconds": 10},
-    "tandemWalk": {"stepsCompleted": 10},
-}
 
 
 @pytest.fixture

@@ -144,7 +144,7 @@ def test_records_limit_and_risk_level_caps(http, tenant):
 
 def test_a_long_date_range_costs_one_page_of_reads(http, tenant):
     """A date range is one range of result ids: a span of 9,999 years reads no more than a day's."""
-    from bench.firestore_ops import counting
+    from support.firestore_ops import counting
 
     create(http, tenant.player)
     reads = {}

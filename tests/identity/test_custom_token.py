@@ -7,7 +7,7 @@ import pytest
 import requests
 from google.cloud.firestore import FieldFilter
 
-from bench.firestore_ops import counting
+from support.firestore_ops import counting
 from tests.identity.conftest import (
     auth_users_with_uid,
     claims_of,

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+from support.vital_scan import ORIGIN, make_partner, spent, stored_sessions
 from tests.conftest import bearer
-from tests.vital_scan.conftest import ORIGIN, make_partner
 from wellness_api.api_keys import service as api_keys
 from wellness_api.core import client_tokens, clock, config, firebase, server_keys
 from wellness_api.vital_scan import points, ratelimit, service
@@ -42,14 +42,6 @@ def assert_error(response, status: int, code: str | None, message: str | None = 
     if message is not None:
         assert error["message"] == message
     return body
-
-
-def spent(client_id: str) -> int:
-    return sum(repo.spent_by_shard(client_id, points.cycle_of(clock.now()).cycle_id, list(range(16))).values())
-
-
-def stored_sessions(client_id: str) -> list[dict]:
-    return [s.to_dict() for s in firebase.db().collection(f"clients/{client_id}/vitalScanSessions").stream()]
 
 
 # ------------------------------------------------------------------------------------------ create

@@ -1,4 +1,4 @@
-"""Counts Firestore document reads and writes made by the platform's code, for the bench only.
+"""Counts Firestore document reads and writes made by the platform's code, for the bench and the tests of caps.
 
 It wraps the google-cloud-firestore client at its public boundary (get_all, query streaming,
 commits, aggregation queries), so the counts are what Firestore would bill, whatever the platform
