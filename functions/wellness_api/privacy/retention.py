@@ -223,7 +223,7 @@ def run_scheduled(now: dt.datetime | None = None) -> dict[str, Any]:
     cursor = firebase.db().collection(CURSOR[0]).document(CURSOR[1])
     snap = cursor.get()
     after = (snap.to_dict() or {}).get("resumeAfter") if snap.exists else None
-    report = sweep(now, after=after)
+    report = sweep(now, after=after, budget_seconds=BUDGET_SECONDS)
     cursor.set({"resumeAfter": report["resumeAfter"], "updatedAt": clock.now(), "lastRun": {
         "deleted": report["deleted"], "clients": report["clients"], "more": len(report["more"]),
         "complete": report["complete"]}})
