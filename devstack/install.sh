@@ -14,6 +14,8 @@
 #   public/docs/,            the /docs bundle and the hosted Vital Scan page's script and face-detector
 #   public/vital-scan/       weights (node web/build.mjs), when their sources or the web lock changed or the
 #                            output is missing (stamp)
+#   public/guide/            the docs site built from docs/ by MkDocs (Material), when a page, mkdocs.yml or the
+#                            pinned versions changed or the output is missing (stamp)
 #   /usr/bin/chromium        Debian's chromium for tests/browser (apt-get, only as root; else a warning)
 #
 # The choices land in .devstack/env.generated, read by devstack/env.sh.
@@ -273,6 +275,23 @@ if ! stamp_ok web-docs "$docs_key" || [ ! -f public/docs/docs.js ] || [ ! -f pub
   log "bundling the API reference, Vital Scan and analytics pages into public/docs/, public/vital-scan/ and public/admin/analytics/ (esbuild) ..."
   node web/build.mjs
   stamp_set web-docs "$docs_key"
+fi
+
+# ------------------------------------------------------------------------------- the docs site at /guide/
+# MkDocs (Material theme, pinned in functions/requirements-dev.txt) builds docs/ into public/guide/ (git-ignored),
+# which Hosting serves at /guide/. Not --strict: a broken link must not stop the stack (tests/docs/test_site.py
+# builds --strict and names it). Rebuilt when a page, an image, mkdocs.yml or the pinned versions change.
+guide_key="$(stack hash mkdocs.yml functions/requirements-dev.txt $(find docs -type f | LC_ALL=C sort))"
+if ! stamp_ok guide "$guide_key" || [ ! -f public/guide/index.html ] \
+    || [ ! -f public/guide/search/search_index.json ]; then
+  log "building the docs site into public/guide/ (mkdocs) ..."
+  # Built beside and swapped in, so a stack serving the old site (another checkout's run) never sees it half-made.
+  rm -rf public/.guide.new public/.guide.old
+  NO_MKDOCS_2_WARNING=1 "$VENV/bin/python" -m mkdocs build --quiet --clean -f mkdocs.yml -d public/.guide.new >&2
+  [ -d public/guide ] && mv public/guide public/.guide.old
+  mv public/.guide.new public/guide
+  rm -rf public/.guide.old
+  stamp_set guide "$guide_key"
 fi
 
 # ----------------------------------------------------------------------------- chromium (tests/browser)

@@ -20,10 +20,12 @@ VERSION = "1.0.0"
 DESCRIPTION = (
     "A multi-tenant API for fitness, wellness and health-assessment apps: lessons, identity (sign-in tokens), API keys, "
     "Vital Scan, AI Move, fall risk, content, media generation, the AI assistant (the wellness chat and an "
-    "OpenAI-compatible proxy) and analytics. Partner backends call it with server API keys, apps with Firebase ID tokens, "
+    "OpenAI-compatible proxy), analytics and privacy (export and erasure of one person's data). Partner backends call it with server API keys, apps with Firebase ID tokens, "
     "administrators with the ID token of an admin. Every response carries `x-request-id`.\n\n"
     "The curl examples work as written against the local stack (`make serve`) after "
-    '`eval "$(bin/demo-env)"`, which sets BASE_URL, the demo credentials and ids.'
+    '`eval "$(bin/demo-env)"`, which sets BASE_URL, the demo credentials and ids.\n\n'
+    "The guide, one page per area with runnable examples, its rules and design, and how to run and deploy the "
+    "platform: [/guide/](/guide/)."
 )
 
 # (module, attribute) of every Flask app that serves public routes, in the document's tag order.
@@ -41,6 +43,7 @@ APPS = (
     ("wellness_api.assistant.routes", "app"),
     ("wellness_api.assistant.routes", "proxy_app"),
     ("wellness_api.analytics.routes", "app"),
+    ("wellness_api.privacy.routes", "app"),
 )
 
 # Ids the platform mints or accepts (tenancy.valid_id).
@@ -62,6 +65,8 @@ PATH_PARAMS = {
     "categoryKey": ("A content category key.", None),
     "jobId": ("The id of a media-generation job of the client.", None),
     "conversationId": ("The id of one of the caller's wellness-chat conversations.", None),
+    "requestId": ("The id of a privacy request of the client.", None),
+    "token": ("The signed token of an export's download link (downloadUrl).", None),
     "playId": ("An id the app chooses for one play of a lesson: 8-64 letters, digits, - or _ (a UUID will do).",
                None),
 }
@@ -92,6 +97,9 @@ TAG_DESCRIPTIONS = {
     "Analytics": "The administrators' dashboard (spec 4.10, 2.14): linked players by fall risk and age, engagement "
                  "per module with active users per day, assessment counts and functional-test averages, all read "
                  "from rollups kept as activity is written; and the settings of the dashboard page.",
+    "Privacy": "One person's data exported (a zip archive behind a short-lived link) or erased across every area, "
+               "asked for by the client's admins or the person themself; and the client's audit trail of those "
+               "requests.",
 }
 
 JSON = "application/json"
