@@ -8,6 +8,10 @@ add names the active user, so active users per day and per range come from the d
 """
 
 import dataclasses
+import datetime as dt
+from collections.abc import Mapping
+
+from google.cloud import firestore
 
 from .rollups import DailyCounters
 
@@ -17,7 +21,9 @@ class Rollup:
     counters: DailyCounters
     group: str
 
-    def add(self, client_id: str, counts, *, user: str | None, moment=None, within=None) -> None:
+    def add(self, client_id: str, counts: Mapping[str, int | float], *, user: str | None,
+            moment: dt.datetime | None = None,
+            within: firestore.Transaction | firestore.WriteBatch | None = None) -> None:
         self.counters.add(client_id, self.group, counts, user=user, moment=moment, within=within)
 
     def daily(self, client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, int | float]]:

@@ -7,6 +7,7 @@ the claims are written from it by platformctl and by set-claims.
 
 import dataclasses
 import time
+from typing import Any
 
 import flask
 
@@ -52,7 +53,7 @@ def bearer_token() -> str | None:
     return token
 
 
-def principal_from_claims(claims: dict) -> Principal:
+def principal_from_claims(claims: dict[str, Any]) -> Principal:
     role = claims.get(CLAIM_ROLE)
     return Principal(
         kind="user",
@@ -64,7 +65,7 @@ def principal_from_claims(claims: dict) -> Principal:
     )
 
 
-def verify_id_token(token: str) -> dict | None:
+def verify_id_token(token: str) -> dict[str, Any] | None:
     """Decoded claims of a valid Firebase ID token, or None (expired, forged, revoked, disabled or deleted user).
 
     Revocation is always checked, as the SDK's check_revoked does (tokens issued before the user's
@@ -74,7 +75,7 @@ def verify_id_token(token: str) -> dict | None:
     the SDK checks neither signature nor lifetime, and the emulators must refuse what production refuses."""
     fb_auth = firebase.auth()
     try:
-        claims = fb_auth.verify_id_token(token, app=firebase.app())
+        claims: dict[str, Any] = fb_auth.verify_id_token(token, app=firebase.app())
     except (ValueError, fb_auth.InvalidIdTokenError, fb_auth.CertificateFetchError):
         return None
     # Real time, as Google's verifier uses: the platform clock may be moved in tests, a token's lifetime is not.

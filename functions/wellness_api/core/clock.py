@@ -2,6 +2,7 @@
 
 import contextlib
 import datetime as dt
+from collections.abc import Iterator
 
 _offset = dt.timedelta(0)
 
@@ -17,7 +18,7 @@ def advance(delta: dt.timedelta) -> None:
 
 
 @contextlib.contextmanager
-def shifted(delta: dt.timedelta):
+def shifted(delta: dt.timedelta) -> Iterator[None]:
     """The clock moved by `delta` inside the block (demo data dated in the past; single-threaded callers)."""
     advance(delta)
     try:

@@ -17,7 +17,7 @@ def enable(app: flask.Flask) -> None:
     """Answer preflights (OPTIONS) of the app's routes with 204, and add the CORS headers to every answer."""
 
     @app.before_request
-    def _preflight():
+    def _preflight() -> flask.Response | None:
         if flask.request.method != "OPTIONS":
             return None
         adapter = flask.current_app.create_url_adapter(flask.request)
@@ -32,7 +32,7 @@ def enable(app: flask.Flask) -> None:
         return response
 
     @app.after_request
-    def _headers(response: flask.Response):
+    def _headers(response: flask.Response) -> flask.Response:
         response.headers["Access-Control-Allow-Origin"] = "*"
         response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
         return response

@@ -8,19 +8,30 @@ import functools
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import firebase_admin
 from firebase_admin import credentials
 
 from . import config, query_record
 
+if TYPE_CHECKING:
+    from google.auth.credentials import Credentials
+    from google.cloud import firestore
+    from google.cloud.storage import Bucket
 
-class _EmulatorCredential(credentials.Base):
-    def get_credential(self):
+T = TypeVar("T")
+
+
+# firebase_admin ships no type information, so its Base is Any to mypy.
+class _EmulatorCredential(credentials.Base):  # type: ignore[misc]
+    def get_credential(self) -> "Credentials":
         from google.auth.credentials import AnonymousCredentials
 
-        return AnonymousCredentials()
+        # google.auth's AnonymousCredentials.__init__ is not annotated.
+        return AnonymousCredentials()  # type: ignore[no-untyped-call]
 
 
 def storage_bucket_name() -> str:
@@ -41,17 +52,17 @@ def storage_bucket_name() -> str:
     return f"{config.project_id()}.appspot.com"
 
 
-def _once(make):
+def _once(make: Callable[[], T]) -> Callable[[], T]:
     """`make()` run once per process, even when many threads ask at once.
 
     An instance serving concurrent requests gets its first ones together; functools.cache does not lock, so two
     threads both ran initialize_app() (the second failed: "The default Firebase app already exists") or each
     made and kept its own Firestore client."""
     lock = threading.Lock()
-    made = []
+    made: list[T] = []
 
     @functools.wraps(make)
-    def get():
+    def get() -> T:
         if not made:
             with lock:
                 if not made:
@@ -70,24 +81,26 @@ def app() -> firebase_admin.App:
 
 
 @_once
-def db():
-    from firebase_admin import firestore
+def db() -> "firestore.Client":
+    from firebase_admin import firestore as fb_firestore
 
-    client = firestore.client(app())
+    # firebase_admin is untyped: its client() is a google.cloud.firestore.Client.
+    client = cast("firestore.Client", fb_firestore.client(app()))
     if query_record.enabled():
         # devstack's stacks only: tests/test_indexes.py checks the recorded queries against firestore.indexes.json.
         query_record.install(client)
     return client
 
 
-def auth():
+def auth() -> Any:
+    """firebase_admin.auth (a module without type information) once the app exists."""
     from firebase_admin import auth as fb_auth
 
     app()
     return fb_auth
 
 
-def bucket():
+def bucket() -> "Bucket":
     from firebase_admin import storage
 
     return storage.bucket(app=app())

@@ -11,10 +11,11 @@ import time
 import uuid
 from collections.abc import Iterable
 from itertools import accumulate
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 
 import flask
 import pydantic
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 
 from . import logging as log
@@ -51,19 +52,19 @@ def create_app(
     """An area's app; `oversized_status` 400 serves areas whose documented errors have no 413."""
     app = flask.Flask(f"wellness_api.{area}")
     app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
-    app.json.sort_keys = False
+    cast(DefaultJSONProvider, app.json).sort_keys = False  # app.json is typed as the base JSONProvider
     app.url_map.strict_slashes = False
     app.extensions["envelope"] = envelope
     app.extensions["oversized_status"] = oversized_status
 
     @app.before_request
-    def _start():
+    def _start() -> None:
         # Always ours: a caller-supplied x-request-id is ignored (spec 4.8 rule 3).
         flask.g.request_id = uuid.uuid4().hex
         flask.g.started = time.perf_counter()
 
     @app.after_request
-    def _finish(response: flask.Response):
+    def _finish(response: flask.Response) -> flask.Response:
         _discard_unread_body(app)
         response.headers["x-request-id"] = request_id()
         response.headers.setdefault("Cache-Control", "no-store")
@@ -81,11 +82,11 @@ def create_app(
         return response
 
     @app.errorhandler(ApiError)
-    def _api_error(err: ApiError):
+    def _api_error(err: ApiError) -> flask.Response:
         return error_response(err)
 
     @app.errorhandler(HTTPException)
-    def _http_error(exc: HTTPException):
+    def _http_error(exc: HTTPException) -> flask.Response:
         status = exc.code or 500
         if status == 413:
             status = oversized_status
@@ -97,7 +98,7 @@ def create_app(
         return error_response(ApiError(status, message, code=_default_code(status)))
 
     @app.errorhandler(Exception)
-    def _unexpected(exc: Exception):
+    def _unexpected(exc: Exception) -> flask.Response:
         log.error(
             f"unhandled {type(exc).__name__}: {exc}",
             requestId=request_id(),
@@ -167,7 +168,7 @@ class UnsupportedMediaType(ApiError):
     """A body sent to a JSON endpoint without a JSON Content-Type (415); not a BodyError, so handlers that
     reword body errors (set-claims) let it through."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(UNSUPPORTED_MEDIA_TYPE_STATUS, UNSUPPORTED_MEDIA_TYPE, code=UNSUPPORTED_MEDIA_TYPE_CODE)
 
 
@@ -268,7 +269,8 @@ def _query_integer(value: Any) -> Any:
 
 
 # An integer in a query string: parse_query validates strictly, and query values are strings.
-QueryInt = Annotated[int, pydantic.BeforeValidator(_query_integer)]
+QUERY_INT_CONVERSION = pydantic.BeforeValidator(_query_integer)
+QueryInt = Annotated[int, QUERY_INT_CONVERSION]
 
 
 def parse_query(model: type[Model], missing: str = MISSING_FIELD) -> Model:

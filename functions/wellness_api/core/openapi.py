@@ -13,7 +13,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import flask
 import pydantic
@@ -21,6 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import logging as log
 from .errors import Envelope, coded_envelope, nested_envelope, openai_envelope, plain_envelope
+
+# A view function: the route decorators give it back unchanged.
+View = TypeVar("View", bound=Callable[..., Any])
 
 # ------------------------------------------------------------------------------ security schemes
 
@@ -191,7 +194,7 @@ class Operation:
 
 def openapi_path(rule: str) -> str:
     """/api/clients/<client_id>/api-keys -> /api/clients/{clientId}/api-keys."""
-    def camel(match: re.Match) -> str:
+    def camel(match: re.Match[str]) -> str:
         name = match.group(1).split(":")[-1]
         head, *rest = name.split("_")
         return "{" + head + "".join(part.title() for part in rest) + "}"
@@ -226,7 +229,7 @@ class Api:
               responses: dict[int, type[BaseModel] | None], errors: Iterable[Error] = (),
               response_headers: Iterable[str] = (), sample_as: str | None = None,
               sample_headers: Iterable[str] = (), sample_values: dict[str, str] | None = None,
-              events: str | None = None) -> Callable:
+              events: str | None = None) -> Callable[[View], View]:
         operation = Operation(
             method=method.upper(), rule=rule, path=openapi_path(rule), operation_id=operation_id,
             summary=summary, description=description, tag=self.tag, security=tuple(security), body=body, form=form,
@@ -237,7 +240,7 @@ class Api:
             oversized_status=self.app.extensions.get("oversized_status", 413), events=events,
         )
 
-        def register(view: Callable) -> Callable:
+        def register(view: View) -> View:
             self.app.add_url_rule(rule, endpoint=view.__name__, view_func=_checked(view, operation),
                                   methods=[operation.method])
             self.operations.append(operation)
@@ -245,24 +248,24 @@ class Api:
 
         return register
 
-    def get(self, rule: str, **kwargs) -> Callable:
+    def get(self, rule: str, **kwargs: Any) -> Callable[[View], View]:
         return self.route("GET", rule, **kwargs)
 
-    def post(self, rule: str, **kwargs) -> Callable:
+    def post(self, rule: str, **kwargs: Any) -> Callable[[View], View]:
         return self.route("POST", rule, **kwargs)
 
-    def put(self, rule: str, **kwargs) -> Callable:
+    def put(self, rule: str, **kwargs: Any) -> Callable[[View], View]:
         return self.route("PUT", rule, **kwargs)
 
-    def patch(self, rule: str, **kwargs) -> Callable:
+    def patch(self, rule: str, **kwargs: Any) -> Callable[[View], View]:
         return self.route("PATCH", rule, **kwargs)
 
-    def delete(self, rule: str, **kwargs) -> Callable:
+    def delete(self, rule: str, **kwargs: Any) -> Callable[[View], View]:
         return self.route("DELETE", rule, **kwargs)
 
 
-def _checked(view: Callable, operation: Operation) -> Callable:
-    def checked_view(**kwargs):
+def _checked(view: Callable[..., Any], operation: Operation) -> Callable[..., flask.Response]:
+    def checked_view(**kwargs: Any) -> flask.Response:
         response = flask.current_app.make_response(view(**kwargs))
         # A stream is not read here: that would buffer it (its events are tested where they are made).
         if checking_responses() and not response.is_streamed:

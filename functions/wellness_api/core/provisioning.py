@@ -1,5 +1,9 @@
 """Creating and configuring clients (tenants): platformctl, the demo world and area demo data use it."""
 
+from typing import Any
+
+from google.cloud import firestore
+
 from . import clock, firebase, settings, tenancy, transactions
 from .tenancy import Client
 
@@ -15,7 +19,7 @@ def create_client(client_id: str, name: str | None, hostnames: list[str], operat
     """Create the client and claim its hostnames atomically; nothing is written if any part is taken."""
     if not tenancy.valid_id(client_id):
         raise ProvisioningError("client id must be 1-64 letters, digits, '-' or '_'")
-    normalized = []
+    normalized: list[str] = []
     for host in hostnames:
         value = tenancy.normalize_host(host)
         if value is None:
@@ -24,7 +28,7 @@ def create_client(client_id: str, name: str | None, hostnames: list[str], operat
     db = firebase.db()
     platform_ref = db.collection(PLATFORM).document(PLATFORM_DOC)
 
-    def run(transaction):
+    def run(transaction: firestore.Transaction) -> None:
         if tenancy.client_ref(client_id).get(transaction=transaction).exists:
             raise ProvisioningError(f"client {client_id} already exists")
         for host in normalized:
@@ -48,7 +52,7 @@ def create_client(client_id: str, name: str | None, hostnames: list[str], operat
             transaction.create(tenancy.hostname_ref(host), {"clientId": client_id})
 
     transactions.run(run)
-    return tenancy.get_client(client_id)
+    return require_client(client_id)
 
 
 def operator_client() -> Client | None:
@@ -64,13 +68,13 @@ def require_client(client_id: str) -> Client:
     return client
 
 
-def configure_client(client_id: str, assignments: list[str]) -> dict:
+def configure_client(client_id: str, assignments: list[str]) -> dict[str, Any]:
     """Apply typed KEY=VALUE settings in one write; returns every effective setting."""
     try:
         parsed = [settings.parse_assignment(a) for a in assignments]
     except settings.SettingError as exc:
         raise ProvisioningError(str(exc)) from None
-    def run(transaction):
+    def run(transaction: firestore.Transaction) -> dict[str, Any]:
         snap = tenancy.client_ref(client_id).get(transaction=transaction)
         if not snap.exists:
             raise ProvisioningError(f"client {client_id} not found")

@@ -10,6 +10,9 @@ field paths with their operators, orders and directions, whether a cursor or lim
 and for writes the top-level field names with the kind of value (string, timestamp...). Health data, ids and
 tokens never reach the file. Calls a test makes itself (a test's frame is met before any of the platform's when
 walking out from the RPC: its setup and assertions) are not recorded: they are not what production runs.
+
+The requests are the Firestore client's private protobuf messages (proto-plus wrappers or raw pb2), read by field
+name whatever their class: they are typed Any here.
 """
 
 import functools
@@ -17,7 +20,12 @@ import json
 import os
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
+from typing import Any
+
+Shape = dict[str, Any]
 
 ENV = "WELLNESS_FIRESTORE_QUERY_LOG"
 _PACKAGE = str(Path(__file__).resolve().parent.parent) + os.sep
@@ -30,7 +38,7 @@ def enabled() -> bool:
     return bool(os.environ.get(ENV))
 
 
-def install(client) -> None:
+def install(client: Any) -> None:
     """Wrap the client's query and commit RPCs so that each records its shape before it runs."""
     api = client._firestore_api
     recorder = _Recorder(Path(os.environ[ENV]))
@@ -40,14 +48,14 @@ def install(client) -> None:
 
 
 class _Recorder:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{os.getpid()}.jsonl"
         self.lock = threading.Lock()
         self.seen: set[str] = set()
 
-    def wrap(self, rpc, shape):
-        def recorded(*args, **kwargs):
+    def wrap(self, rpc: Callable[..., Any], shape: Callable[[Any], list[Shape]]) -> Callable[..., Any]:
+        def recorded(*args: Any, **kwargs: Any) -> Any:
             try:
                 site = _platform_site(sys._getframe(1))
                 if site:
@@ -58,7 +66,7 @@ class _Recorder:
 
         return recorded
 
-    def write(self, entries: list[dict]) -> None:
+    def write(self, entries: list[Shape]) -> None:
         lines = [json.dumps(entry, sort_keys=True) for entry in entries]
         with self.lock:
             new = [line for line in lines if line not in self.seen]
@@ -69,7 +77,7 @@ class _Recorder:
                 f.write("".join(line + "\n" for line in new))
 
 
-def _platform_site(frame) -> str | None:
+def _platform_site(frame: FrameType | None) -> str | None:
     """`area/file.py:line function` of the innermost platform frame that made the call, None for a test's own call.
 
     Walking outwards from the RPC: libraries and other wrappers (the bench's op counter) are passed through; a
@@ -91,11 +99,11 @@ def _absolute(filename: str) -> str:
     return filename if filename.startswith("<") else os.path.abspath(filename)
 
 
-def _field(request, name):
+def _field(request: Any, name: str) -> Any:
     return request.get(name) if isinstance(request, dict) else getattr(request, name, None)
 
 
-def _pb(message):
+def _pb(message: Any) -> Any:
     return type(message).pb(message) if hasattr(type(message), "pb") else message
 
 
@@ -105,11 +113,11 @@ def _path_shape(path: str) -> str:
     return "/".join(part if i % 2 == 0 else "{id}" for i, part in enumerate(p for p in parts if p))
 
 
-def _enum(message, field: str) -> str:
-    return message.DESCRIPTOR.fields_by_name[field].enum_type.values_by_number[getattr(message, field)].name
+def _enum(message: Any, field: str) -> str:
+    return str(message.DESCRIPTOR.fields_by_name[field].enum_type.values_by_number[getattr(message, field)].name)
 
 
-def _filter_shape(f) -> dict:
+def _filter_shape(f: Any) -> Shape:
     kind = f.WhichOneof("filter_type")
     if kind == "composite_filter":
         op = _enum(f.composite_filter, "op")
@@ -119,7 +127,7 @@ def _filter_shape(f) -> dict:
     return {"field": f.unary_filter.field.field_path, "op": _enum(f.unary_filter, "op")}
 
 
-def _structured(parent: str, sq) -> dict:
+def _structured(parent: str, sq: Any) -> Shape:
     source = sq.from_[0] if len(sq.from_) else None
     return {
         "parent": _path_shape(parent or ""),
@@ -135,11 +143,11 @@ def _structured(parent: str, sq) -> dict:
     }
 
 
-def _query_shape(request) -> list[dict]:
+def _query_shape(request: Any) -> list[Shape]:
     return [dict(_structured(_field(request, "parent"), _pb(_field(request, "structured_query"))), kind="query")]
 
 
-def _aggregation_shape(request) -> list[dict]:
+def _aggregation_shape(request: Any) -> list[Shape]:
     saq = _pb(_field(request, "structured_aggregation_query"))
     aggregations = []
     for a in saq.aggregations:
@@ -149,8 +157,8 @@ def _aggregation_shape(request) -> list[dict]:
     return [dict(shape, kind="aggregation", aggregations=aggregations)]
 
 
-def _commit_shapes(request) -> list[dict]:
-    shapes = []
+def _commit_shapes(request: Any) -> list[Shape]:
+    shapes: list[Shape] = []
     for write in _field(request, "writes") or []:
         w = _pb(write)
         kind = w.WhichOneof("operation")
@@ -158,7 +166,7 @@ def _commit_shapes(request) -> list[dict]:
             continue
         doc = w.update.name if kind == "update" else w.transform.document
         path = _path_shape(doc)
-        fields = {}
+        fields: dict[str, str] = {}
         if kind == "update":
             for name, value in w.update.fields.items():
                 fields[name] = value.WhichOneof("value_type")

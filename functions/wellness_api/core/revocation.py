@@ -50,7 +50,7 @@ def auth_lookup(uid: str) -> tuple[int, bool]:
 class _Flight:
     """One lookup under way; forget() during it marks its answer as too old to keep."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.done = threading.Event()
         self.forgotten = False
 

@@ -31,6 +31,7 @@ import datetime as dt
 import random
 import re
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from google.cloud import firestore
 
@@ -52,7 +53,7 @@ class Totals:
     counts: dict[str, dict[str, int | float]] = dataclasses.field(default_factory=dict)
     reach: dict[str, dict[int, int]] = dataclasses.field(default_factory=dict)
 
-    def add_shard(self, data: dict) -> None:
+    def add_shard(self, data: dict[str, Any]) -> None:
         for group, counters in (data.get("counts") or {}).items():
             totals = self.counts.setdefault(group, {})
             for name, value in (counters or {}).items():
@@ -82,14 +83,15 @@ class DailyCounters:
         self.lifetime = lifetime
         self.compacted = compacted
 
-    def shards_collection(self, client_id: str):
-        return firebase.db().collection("clients").document(client_id).collection(self.collection)
+    def shards_collection(self, client_id: str) -> firestore.CollectionReference:
+        return firebase.db().collection("clients", client_id, self.collection)
 
-    def shard_ref(self, client_id: str, day: str, shard: int):
+    def shard_ref(self, client_id: str, day: str, shard: int) -> firestore.DocumentReference:
         return self.shards_collection(client_id).document(f"{day}_{shard:02d}")
 
     def add(self, client_id: str, group: str, counts: Mapping[str, int | float], *, user: str | None = None,
-            moment: dt.datetime | None = None, within=None) -> None:
+            moment: dt.datetime | None = None, within: firestore.Transaction | firestore.WriteBatch | None = None,
+            ) -> None:
         """Add `counts` to the client's `group` counters of the day of `moment` (and of all time, where kept);
         `user`: who was active (the day's sketch of `group`); `within`: a transaction or batch to add the
         writes to (default: written at once)."""
@@ -104,7 +106,7 @@ class DailyCounters:
             index, rank = reach.register_of(client_id, user)
             shard = index % self.shards
         for day in (day_of(moment), *((LIFETIME,) if self.lifetime else ())):
-            data = {
+            data: dict[str, Any] = {
                 "clientId": client_id,
                 "day": day,
                 "shard": shard,
@@ -120,13 +122,13 @@ class DailyCounters:
             else:
                 within.set(ref, data, merge=True)
 
-    def _scope(self, client_id: str | None):
+    def _scope(self, client_id: str | None) -> firestore.CollectionReference | firestore.CollectionGroup:
         """One client's shards, or with None every client's (a collection-group query)."""
         if client_id is None:
             return firebase.db().collection_group(self.collection)
         return self.shards_collection(client_id)
 
-    def documents(self, client_id: str | None, start_day: str, end_day: str) -> Iterator[dict]:
+    def documents(self, client_id: str | None, start_day: str, end_day: str) -> Iterator[dict[str, Any]]:
         """The shard documents of the days in [start_day, end_day] (LIFETIME, LIFETIME: the lifetime bucket);
         client None: every client's (a collection-group query), each naming its clientId."""
         query = (
@@ -151,21 +153,21 @@ class DailyCounters:
             totals.add_shard(data)
         return totals
 
-    def pending(self, limit: int) -> dict[tuple[str, str], list]:
+    def pending(self, limit: int) -> dict[tuple[str, str], list[firestore.DocumentReference]]:
         """Up to `limit` shards not folded yet, of every client, by (client, day): what `compact` takes."""
         query = firebase.db().collection_group(self.collection).where(
             filter=firestore.FieldFilter("pending", "==", True)).limit(limit)
-        found: dict[tuple[str, str], list] = {}
+        found: dict[tuple[str, str], list[firestore.DocumentReference]] = {}
         for snap in query.stream():
             data = snap.to_dict() or {}
             found.setdefault((data.get("clientId", ""), data.get("day", "")), []).append(snap.reference)
         return found
 
-    def compact(self, client_id: str, day: str, shard_refs: list) -> None:
+    def compact(self, client_id: str, day: str, shard_refs: list[firestore.DocumentReference]) -> None:
         """Fold these shards of a day into the day's `_all` document and delete them, all or nothing."""
         total_ref = self.shards_collection(client_id).document(f"{day}_{ALL}")
 
-        def fold(transaction) -> None:
+        def fold(transaction: firestore.Transaction) -> None:
             total = total_ref.get(transaction=transaction)
             shards = [snap for snap in firebase.db().get_all(shard_refs, transaction=transaction) if snap.exists]
             if not shards:

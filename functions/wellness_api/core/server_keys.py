@@ -11,6 +11,8 @@ import datetime as dt
 import hashlib
 import secrets
 
+from google.cloud.firestore import DocumentReference
+
 from . import clock, firebase
 
 KEY_PREFIX = "wsk_"
@@ -55,7 +57,7 @@ class KeyMatch:
     last_used_at: dt.datetime | None
 
 
-def index_ref(key_hash: str):
+def index_ref(key_hash: str) -> DocumentReference:
     return firebase.db().collection(INDEX_COLLECTION).document(key_hash)
 
 
@@ -67,7 +69,7 @@ def authenticate(raw: str | None) -> KeyMatch | None:
     snap = index_ref(key_hash).get()
     if not snap.exists:
         return None
-    data = snap.to_dict()
+    data = snap.to_dict() or {}
     if data.get("status") != ACTIVE:
         return None
     expires_at = data.get("expiresAt")

@@ -23,6 +23,7 @@ import dataclasses
 import datetime as dt
 import threading
 import uuid
+from typing import Any
 
 from google.cloud import firestore
 
@@ -39,8 +40,8 @@ class Limit:
     key: str  # document-id safe (ratelimit.caller_key, a client id)
     limit: int  # leases at once
 
-    def leases(self):
-        return firebase.db().collection(COLLECTION).document(f"slots:{self.scope}:{self.key}").collection(LEASES)
+    def leases(self) -> firestore.CollectionReference:
+        return firebase.db().collection(COLLECTION, f"slots:{self.scope}:{self.key}", LEASES)
 
 
 class Full(Exception):
@@ -53,7 +54,10 @@ class Full(Exception):
 
 def _live(limit: Limit, now: dt.datetime) -> int:
     query = limit.leases().where(filter=firestore.FieldFilter("expiresAt", ">", now))
-    return int(query.count(alias="n").get()[0][0].value)
+    # google-cloud-firestore annotates count() as returning the AggregationQuery class, and its get() as a flat
+    # list of results; they are an instance and a list of lists.
+    counted: Any = query.count(alias="n")
+    return int(counted.get()[0][0].value)
 
 
 def _delete(lease_id: str, limits: list[Limit]) -> None:

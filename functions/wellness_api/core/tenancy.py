@@ -5,7 +5,9 @@ Layout: clients/{clientId}, clients/{clientId}/users/{uid}, hostnames/{hostname}
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, TypeGuard
+
+from google.cloud.firestore import DocumentReference, DocumentSnapshot
 
 from . import firebase, settings
 
@@ -32,7 +34,7 @@ class Client:
     legacy_primary_key_id: str | None
 
     @classmethod
-    def from_snapshot(cls, snap) -> "Client":
+    def from_snapshot(cls, snap: DocumentSnapshot[DocumentReference]) -> "Client":
         data = snap.to_dict() or {}
         return cls(
             client_id=snap.id,
@@ -47,19 +49,19 @@ class Client:
         return settings.get(self.settings, key)
 
 
-def client_ref(client_id: str):
+def client_ref(client_id: str) -> DocumentReference:
     return firebase.db().collection(CLIENTS).document(client_id)
 
 
-def user_ref(client_id: str, uid: str):
-    return client_ref(client_id).collection(USERS).document(uid)
+def user_ref(client_id: str, uid: str) -> DocumentReference:
+    return firebase.db().collection(CLIENTS, client_id, USERS).document(uid)
 
 
-def hostname_ref(hostname: str):
+def hostname_ref(hostname: str) -> DocumentReference:
     return firebase.db().collection(HOSTNAMES).document(hostname)
 
 
-def valid_id(doc_id: str | None) -> bool:
+def valid_id(doc_id: str | None) -> TypeGuard[str]:
     # Ids we mint or accept as path segments: no "/", not "." or "..", not __x__; we keep ids short and plain.
     if not doc_id or len(doc_id) > 64 or not all(c.isalnum() or c in "-_" for c in doc_id):
         return False

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
+from google.cloud.firestore_v1 import _helpers
 
 from . import firebase
 from .errors import ApiError
@@ -31,7 +32,9 @@ def run(body: Callable[[firestore.Transaction], T], *, contention_error: ApiErro
     transactional = firestore.transactional(body)
     for round_ in range(ROUNDS):
         try:
-            return transactional(firebase.db().transaction(max_attempts=ATTEMPTS_PER_ROUND))
+            # firestore's _Transactional.__call__ is not annotated: its result is what `body` returned.
+            result: T = transactional(firebase.db().transaction(max_attempts=ATTEMPTS_PER_ROUND))
+            return result
         except (ValueError, gexc.Aborted) as exc:
             if isinstance(exc, ValueError) and "Failed to commit transaction" not in str(exc):
                 raise
@@ -47,16 +50,22 @@ class Seen:
     data: dict[str, Any] | None
     update_time: Any
 
+    def existing(self) -> dict[str, Any]:
+        """`data`, of a document the caller has already found to exist (a check mypy cannot follow)."""
+        if self.data is None:
+            raise LookupError("the document did not exist when read")
+        return self.data
+
 
 NOT_SEEN = Seen(None, None)  # what a malformed id reads as: nothing, without a read
 
 
-def read(ref) -> Seen:
+def read(ref: firestore.DocumentReference) -> Seen:
     snap = ref.get()
     return Seen(snap.to_dict(), snap.update_time) if snap.exists else NOT_SEEN
 
 
-def unchanged(seen: Seen):
+def unchanged(seen: Seen) -> _helpers.WriteOption:
     """The write option that fails a write if the document changed since `seen` was read."""
     return firebase.db().write_option(last_update_time=seen.update_time)
 

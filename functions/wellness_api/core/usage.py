@@ -10,6 +10,8 @@ it counts.
 
 import datetime as dt
 
+from google.cloud.firestore import DocumentReference
+
 from . import logging as log
 from .rollups import DailyCounters, day_of
 
@@ -21,7 +23,7 @@ TOTAL = "total"
 __all__ = ["COLLECTION", "SHARDS", "TOTAL", "daily", "day_of", "day_totals", "increment", "record", "shard_ref"]
 
 
-def shard_ref(client_id: str, day: str, shard: int):
+def shard_ref(client_id: str, day: str, shard: int) -> DocumentReference:
     return COUNTERS.shard_ref(client_id, day, shard)
 
 
@@ -42,11 +44,11 @@ def record(client_id: str | None, area: str, operation: str) -> None:
         log.warning(f"usage metering failed: {type(exc).__name__}", clientId=client_id, area=area, operation=operation)
 
 
-def daily(client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, dict[str, int]]]:
+def daily(client_id: str, start_day: str, end_day: str) -> dict[str, dict[str, dict[str, int | float]]]:
     """{day: {area: {"total": n, operation: n}}} for the days in [start_day, end_day] that had traffic."""
     return COUNTERS.daily(client_id, start_day, end_day)
 
 
-def day_totals(client_id: str, day: str) -> dict[str, dict[str, int]]:
+def day_totals(client_id: str, day: str) -> dict[str, dict[str, int | float]]:
     """{area: {"total": n, operation: n}} of one day (empty when there was no traffic)."""
     return daily(client_id, day, day).get(day, {})

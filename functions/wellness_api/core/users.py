@@ -31,8 +31,8 @@ def claims_for(client: Client, role: str) -> dict[str, Any]:
     return claims
 
 
-def profile(user) -> dict[str, Any]:
-    """The 2.6 authentication profile of a firebase_admin UserRecord."""
+def profile(user: Any) -> dict[str, Any]:
+    """The 2.6 authentication profile of a firebase_admin UserRecord (a class without type information)."""
     return {
         "uid": user.uid,
         "email": user.email,
@@ -123,7 +123,8 @@ def create_user(client: Client, email: str, password: str, role: str, display_na
         # Nothing half-made: an Auth user without its client record would be unusable.
         fb_auth.delete_user(user.uid, app=firebase.app())
         raise
-    return user.uid
+    uid: str = user.uid
+    return uid
 
 
 def member_uids(client_id: str, role: str, limit: int = 50) -> list[str]:
