@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..core import clock
-from ..core.bounds import Number, bounded_number, query_int
+from ..core.bounds import Number, NumberRange, QueryRange
 from ..core.text import MultiLine, SingleLine
 
 # Exercise types (2.9) and session states (3.1).
@@ -47,8 +47,8 @@ MAX_ALGORITHM_KEYS = 50
 
 
 Id = Annotated[str, Field(max_length=MAX_ID)]
-Seconds = bounded_number(ge=0, le=MAX_SECONDS)
-Fraction = bounded_number(ge=0, le=1)
+Seconds = Annotated[Number, NumberRange(ge=0, le=MAX_SECONDS)]
+Fraction = Annotated[Number, NumberRange(ge=0, le=1)]
 
 
 # ------------------------------------------------------------------------------------ request bodies
@@ -63,7 +63,7 @@ class CreateAiMoveSessionBody(BaseModel):
     exerciseType: Literal["rep", "timer"] = Field(description="Must be the exercise's type.")
     targetReps: Annotated[StrictInt, Field(ge=1, le=MAX_TARGET_REPS)] | None = Field(
         default=None, description="Required for rep exercises, refused for timer exercises.")
-    targetDurationSeconds: bounded_number(ge=1, le=MAX_SECONDS) | None = Field(
+    targetDurationSeconds: Annotated[Number, NumberRange(ge=1, le=MAX_SECONDS)] | None = Field(
         default=None, description="Required for timer exercises, refused for rep exercises.")
 
 
@@ -75,7 +75,7 @@ class AiMoveFormViolationBody(BaseModel):
     key: Annotated[SingleLine, Field(min_length=1, max_length=64)]
     label: Annotated[SingleLine, Field(min_length=1, max_length=200)]
     labelZh: Annotated[SingleLine, Field(max_length=200)] | None = None
-    weight: bounded_number(ge=0, le=MAX_WEIGHT)
+    weight: Annotated[Number, NumberRange(ge=0, le=MAX_WEIGHT)]
     totalChecks: Annotated[StrictInt, Field(ge=0, le=MAX_CHECKS)]
     violationCount: Annotated[StrictInt, Field(ge=0, le=MAX_CHECKS)]
     violationRate: Fraction
@@ -98,7 +98,7 @@ class UpdateAiMoveSessionBody(BaseModel):
     completionOutcome: Literal["success", "failed"] | None = None
     repsCompleted: Annotated[StrictInt, Field(ge=0, le=MAX_REPS)] | None = None
     durationSeconds: Seconds | None = None
-    caloriesBurned: bounded_number(ge=0, le=MAX_CALORIES) | None = None
+    caloriesBurned: Annotated[Number, NumberRange(ge=0, le=MAX_CALORIES)] | None = None
     poseAccuracy: Fraction | None = None
     formScore: Fraction | None = None
     holdTimeSeconds: Seconds | None = None
@@ -135,7 +135,7 @@ def changes(body: UpdateAiMoveSessionBody) -> dict[str, Any]:
 
 
 class AiMoveSessionsQuery(BaseModel):
-    limit: query_int(ge=1, le=SESSIONS_PAGE_MAX) = Field(
+    limit: Annotated[int, QueryRange(ge=1, le=SESSIONS_PAGE_MAX)] = Field(
         default=SESSIONS_PAGE_DEFAULT, description=f"Page size, 1 to {SESSIONS_PAGE_MAX}.")
     startAfter: Id | None = Field(default=None, description="The sessionId of the last session of the previous "
                                                              "page (nextStartAfter); newer sessions added meanwhile "
@@ -145,7 +145,7 @@ class AiMoveSessionsQuery(BaseModel):
 class AiMoveRecordsQuery(BaseModel):
     clientId: Id | None = Field(default=None, description="Defaults to the caller's own client; only platform "
                                                           "administrators may name another client.")
-    limit: query_int(ge=1, le=RECORDS_PAGE_MAX) = Field(
+    limit: Annotated[int, QueryRange(ge=1, le=RECORDS_PAGE_MAX)] = Field(
         default=RECORDS_PAGE_DEFAULT, description=f"Number of records, 1 to {RECORDS_PAGE_MAX}.")
     startAfter: Id | None = Field(default=None, description="The id of the last record of the previous page.")
 

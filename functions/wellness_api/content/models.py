@@ -8,7 +8,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, S
 from pydantic_core import PydanticCustomError
 
 from ..core import clock
-from ..core.bounds import query_int
+from ..core.bounds import QueryRange
 from ..core.text import multi_line, single_line
 
 EN, ZH_HANT, ZH_HANS = "en", "zh-Hant", "zh-Hans"
@@ -215,14 +215,14 @@ class KeysQuery(LangQuery):
 
 class AdminListQuery(BaseModel):
     categoryKey: Annotated[str, Field(max_length=MAX_CATEGORY_KEY)] | None = None
-    limit: query_int(ge=1, le=LIST_PAGE_MAX) = LIST_PAGE_DEFAULT
+    limit: Annotated[int, QueryRange(ge=1, le=LIST_PAGE_MAX)] = LIST_PAGE_DEFAULT
     startAfter: Annotated[str, Field(max_length=MAX_KEY)] | None = Field(
         default=None, description="The key of the last item of the previous page.")
 
 
 class VersionsQuery(BaseModel):
-    limit: query_int(ge=1, le=LIST_PAGE_MAX) = LIST_PAGE_DEFAULT
-    startAfter: query_int(ge=1, le=MAX_VERSION) | None = Field(
+    limit: Annotated[int, QueryRange(ge=1, le=LIST_PAGE_MAX)] = LIST_PAGE_DEFAULT
+    startAfter: Annotated[int, QueryRange(ge=1, le=MAX_VERSION)] | None = Field(
         default=None, description="The version number of the last version of the previous page.")
 
 

@@ -16,7 +16,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from ..core import clock, users
-from ..core.bounds import bounded_number, query_int
+from ..core.bounds import Number, NumberRange, QueryRange
 from .rules import CURRENT
 
 # Completion states of a result and who started it.
@@ -46,7 +46,7 @@ RECORDS_PAGE_DEFAULT, RECORDS_PAGE_MAX = 50, 500
 
 Id = Annotated[str, Field(max_length=MAX_ID)]
 Day = Annotated[str, Field(max_length=DATE_LENGTH)]
-StanceSeconds = bounded_number(ge=0, le=MAX_STAND_SECONDS)
+StanceSeconds = Annotated[Number, NumberRange(ge=0, le=MAX_STAND_SECONDS)]
 
 
 def _email(value: str) -> str:
@@ -208,7 +208,7 @@ class TandemWalkStepBody(BaseModel):
     missteps: Annotated[StrictInt, Field(ge=0, le=100)] = Field(default=0, description="Steps off the line or "
                                                                                        "with a gap.")
     neededSupport: StrictBool = Field(default=False, description="Reached for a wall, furniture or a person.")
-    durationSeconds: bounded_number(gt=0, le=MAX_WALK_SECONDS) | None = Field(default=None,
+    durationSeconds: Annotated[Number, NumberRange(gt=0, le=MAX_WALK_SECONDS)] | None = Field(default=None,
                                                                               description="Time taken, in seconds.")
 
 
@@ -229,7 +229,7 @@ class FallRiskResultsQuery(BaseModel):
     userId: Id | None = Field(default=None, description="Whose results: the caller by default; admins and "
                                                         "client tokens may name any member of the client.")
     status: Literal["created", "in-progress", "completed"] | None = None
-    limit: query_int(ge=1, le=RESULTS_PAGE_MAX) = Field(
+    limit: Annotated[int, QueryRange(ge=1, le=RESULTS_PAGE_MAX)] = Field(
         default=RESULTS_PAGE_DEFAULT, description=f"Page size, 1 to {RESULTS_PAGE_MAX}.")
     startAfter: Id | None = Cursor
 
@@ -239,7 +239,7 @@ class FallRiskRecordsQuery(BaseModel):
                                                           "administrators may name another client.")
     status: Literal["created", "in-progress", "completed"] | None = Field(default=None,
                                                                           description="Completion state.")
-    riskLevel: query_int(ge=1, le=4) | None = Field(default=None, description="Completed results of this level.")
+    riskLevel: Annotated[int, QueryRange(ge=1, le=4)] | None = Field(default=None, description="Completed results of this level.")
     urgentAttention: Literal["true", "false"] | None = Field(default=None, description="Completed results that "
                                                                                       "need attention soon, or not.")
     origin: Literal["app", "clinician", "partner"] | None = None
@@ -248,7 +248,7 @@ class FallRiskRecordsQuery(BaseModel):
                                                             "A range of any span costs one page of reads: it is "
                                                             "one range of result ids.")
     endDate: Day | None = Field(default=None, description="YYYY-MM-DD (UTC): results created on or before it.")
-    limit: query_int(ge=1, le=RECORDS_PAGE_MAX) = Field(
+    limit: Annotated[int, QueryRange(ge=1, le=RECORDS_PAGE_MAX)] = Field(
         default=RECORDS_PAGE_DEFAULT, description=f"Page size, 1 to {RECORDS_PAGE_MAX}.")
     startAfter: Id | None = Cursor
 
