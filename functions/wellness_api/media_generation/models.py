@@ -1,7 +1,7 @@
 """What media-generation requests carry (4.9), validated strictly, and the job's states (3.3)."""
 
 import re
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
@@ -74,8 +74,16 @@ def _reference_url(value: str) -> str:
     return value
 
 
-def _text(limit: int):
-    return Annotated[StrictStr, Field(max_length=limit)]
+# Literal types built from the tuples above and the presets' table, which stay the one list of each; mypy cannot
+# unpack a tuple into a Literal, so to it they are plain strings.
+if TYPE_CHECKING:
+    GenerationMode = str
+    PresetName = str
+    JobStatus = str
+else:
+    GenerationMode = Literal[*IMAGE_MODES, *VIDEO_MODES]
+    PresetName = Literal[*presets.PRESETS]
+    JobStatus = Literal[*STATUSES]
 
 
 class PromptContext(BaseModel):
@@ -83,17 +91,18 @@ class PromptContext(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: _text(200) | None = Field(default=None, description="The entity's name, e.g. the exercise's.")
-    category: _text(100) | None = Field(default=None, description="Its category, e.g. strength.")
-    description: _text(2000) | None = Field(default=None, description="A short description.")
+    name: Annotated[StrictStr, Field(max_length=200)] | None = Field(
+        default=None, description="The entity's name, e.g. the exercise's.")
+    category: Annotated[StrictStr, Field(max_length=100)] | None = Field(default=None, description="Its category, e.g. strength.")
+    description: Annotated[StrictStr, Field(max_length=2000)] | None = Field(default=None, description="A short description.")
 
 
 class PromptInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    promptText: _text(MAX_PROMPT_TEXT) = Field(description="The administrator's wishes, appended to the "
-                                                           "preset's template (may be empty when context.name "
-                                                           "is given).")
+    promptText: Annotated[StrictStr, Field(max_length=MAX_PROMPT_TEXT)] = Field(
+        description="The administrator's wishes, appended to the preset's template (may be empty when context.name "
+                    "is given).")
     context: PromptContext = Field(default_factory=PromptContext)
 
 
@@ -104,7 +113,7 @@ class RequestedSettings(BaseModel):
 
     model: Annotated[StrictStr, Field(max_length=100), AfterValidator(_model)] | None = Field(
         default=None, description="A model name, at most 100 characters (platform administrators).")
-    generationMode: Literal[*IMAGE_MODES, *VIDEO_MODES] | None = None
+    generationMode: GenerationMode | None = None
     durationSeconds: Annotated[StrictInt, Field(ge=1, le=MAX_VIDEO_SECONDS)] | None = Field(
         default=None, description=f"Videos only: 1 to {MAX_VIDEO_SECONDS} seconds.")
     aspectRatio: Annotated[StrictStr, Field(max_length=5), AfterValidator(_ratio)] | None = Field(
@@ -123,7 +132,7 @@ class ReferenceImage(BaseModel):
 
     url: Annotated[StrictStr, Field(max_length=references.MAX_URL_LENGTH), AfterValidator(_reference_url)] = Field(
         description="A public https URL (port 443) of an image, at most 2,048 characters.")
-    name: _text(200) | None = None
+    name: Annotated[StrictStr, Field(max_length=200)] | None = None
     mediaType: Literal["image"] = "image"
 
 
@@ -137,7 +146,7 @@ class CreateJobBody(BaseModel):
         description="What the media is for, e.g. exercise.")
     targetEntityId: Annotated[StrictStr, Field(max_length=MAX_ENTITY_ID), AfterValidator(_entity_id)] = Field(
         description=f"Its id, 1 to {MAX_ENTITY_ID} characters.")
-    promptPreset: Literal[*presets.PRESETS] = Field(description="One of the presets (GET the README's table).")
+    promptPreset: PresetName = Field(description="One of the presets (GET the README's table).")
     promptInput: PromptInput
     requestedSettings: RequestedSettings | None = None
     referenceImages: Annotated[list[ReferenceImage], Field(max_length=MAX_REFERENCES)] = Field(
@@ -157,7 +166,7 @@ class ClientQuery(BaseModel):
 
 
 class JobsQuery(ClientQuery):
-    status: Literal[*STATUSES] | None = None
+    status: JobStatus | None = None
     query: Annotated[str, Field(max_length=200)] | None = Field(
         default=None, description="Case-insensitive text found in the job id, the prompt text, the target entity "
                                   "id or the model.")
