@@ -6,6 +6,7 @@ set only when the client has none.
 """
 
 import datetime as dt
+from typing import Any
 
 from ..core import clock, firebase, provisioning, tenancy, users
 from ..core.tenancy import Client
@@ -106,7 +107,7 @@ EXTRAS = {
     "demo-chair-strength": {"requiredWarmup": True, "requiredCooldown": True, "isIndividual": True,
                             "groupByIntensity": "LOW", "groupByTrainers": ["Coach Sam"]},
 }
-PLAN = {
+PLAN: dict[str, Any] = {
     "id": "demo-plan-first-week",
     "title": {"en": "Your First Week", "zh_Hant": "第一週入門計畫", "zh_Hans": "第一周入门计划"},
     "lessonIds": ["demo-morning-mobility", "demo-chair-strength", "demo-balance-basics"],
@@ -130,7 +131,7 @@ Now we move into the hip openers.
 def seed(client: Client) -> None:
     if not client.setting(service.TIERS_SETTING):
         provisioning.configure_client(client.client_id, [f"{service.TIERS_SETTING}={TIERS}"])
-        client = tenancy.get_client(client.client_id)
+        client = provisioning.require_client(client.client_id)
     for spec in LESSONS:
         if repo.get_lesson(client.client_id, spec["id"]) is None:
             body = CreateLessonBody.model_validate(spec["body"], strict=True)

@@ -73,7 +73,7 @@ def get_lessons(client_id: str, lesson_ids: list[str]) -> list[dict]:
     if not lesson_ids:
         return []
     found = {
-        snap.id: snap.to_dict()
+        snap.id: snap.to_dict() or {}
         for snap in firebase.db().get_all([lesson_ref(client_id, i) for i in lesson_ids])
         if snap.exists
     }

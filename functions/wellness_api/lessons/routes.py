@@ -62,7 +62,7 @@ def _meter(response: flask.Response) -> flask.Response:
     return response
 
 
-def _metered(client_id: str, operation: str) -> None:
+def _metered(client_id: str | None, operation: str) -> None:
     flask.g.usage_client_id = client_id
     flask.g.usage_operation = operation
 

@@ -296,7 +296,8 @@ class SubtitleFile:
     data: bytes | None  # None when the file is larger than MAX_SUBTITLE_BYTES
 
 
-def _validate_subtitle(locale: str | None, upload: SubtitleFile | None) -> webvtt.Track:
+def _validate_subtitle(locale: str | None, upload: SubtitleFile | None) -> tuple[str, bytes, webvtt.Track]:
+    """(locale, the file's bytes, its cues) of an acceptable upload."""
     if upload is None or not upload.filename:
         raise ApiError(400, MISSING_FILE)
     if locale not in models.SUBTITLE_LOCALES:
@@ -307,7 +308,7 @@ def _validate_subtitle(locale: str | None, upload: SubtitleFile | None) -> webvt
     if upload.data is None:
         raise ApiError(413, SUBTITLE_TOO_LARGE)
     try:
-        return webvtt.parse(upload.data)
+        return locale, upload.data, webvtt.parse(upload.data)
     except webvtt.WebVTTError as exc:
         raise ApiError(400, f"The file is not valid WebVTT: {exc}.") from None
 
@@ -323,9 +324,9 @@ def upload_subtitle(client: Client, lesson_id: str, locale: str | None, upload: 
     client_id = client.client_id
     if not tenancy.valid_id(lesson_id) or repo.get_lesson(client_id, lesson_id) is None:
         raise ApiError(404, LESSON_NOT_FOUND)
-    track = _validate_subtitle(locale, upload)
+    locale, data, track = _validate_subtitle(locale, upload)
     path = repo.subtitle_path(client_id, lesson_id, locale)
-    token = repo.upload_subtitle(path, upload.data, locale)
+    token = repo.upload_subtitle(path, data, locale)
     url = repo.download_url(path, token)
 
     def run(transaction) -> str | None:
@@ -336,7 +337,7 @@ def upload_subtitle(client: Client, lesson_id: str, locale: str | None, upload: 
         files = dict(lesson.get("subtitleFiles") or {})
         previous = (files.get(locale) or {}).get("path")
         now = clock.now()
-        files[locale] = {"path": path, "token": token, "bytes": len(upload.data), "cues": len(track.cues),
+        files[locale] = {"path": path, "token": token, "bytes": len(data), "cues": len(track.cues),
                          "uploadedAt": now, "uploadedBy": actor}
         repo.update_lesson(transaction, client_id, lesson_id, {
             "subtitleUrl": {**(lesson.get("subtitleUrl") or {}), locale: url},
@@ -416,17 +417,17 @@ def report_play(principal: Principal, lesson_id: str, play_id: str, body: models
     once as a play and once as completed, in the same transaction as the play is written."""
     if not models.PLAY_ID.fullmatch(play_id):
         raise ApiError(400, INVALID_PLAY_ID)
-    client_id = principal.client_id
-    if tenancy.get_client(client_id) is None:
+    client_id, uid = principal.client_id, principal.uid
+    if client_id is None or uid is None or tenancy.get_client(client_id) is None:
         raise ApiError(401, WRONG_CLIENT)
     get_live(client_id, lesson_id)
     completed = body.status == "completed"
 
     def run(transaction) -> tuple[dict, bool]:
-        stored = repo.read_play_in(transaction, client_id, principal.uid, play_id)
+        stored = repo.read_play_in(transaction, client_id, uid, play_id)
         now = clock.now()
         if stored is None:
-            play = new_play(client_id, principal.uid, lesson_id, play_id, completed, now)
+            play = new_play(client_id, uid, lesson_id, play_id, completed, now)
             repo.write_play(transaction, play, {"plays": 1, "completedPlays": int(completed)})
             return play, True
         if stored["lessonId"] != lesson_id:
