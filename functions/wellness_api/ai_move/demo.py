@@ -7,6 +7,7 @@ and sessions are made only while the player has none.
 """
 
 import datetime as dt
+from typing import Literal
 
 from ..core import clock, provisioning, tenancy, users
 from ..core.tenancy import Client
@@ -17,8 +18,8 @@ from .models import CreateAiMoveSessionBody, ExerciseSpec, UpdateAiMoveSessionBo
 MEDIA = "https://media.demo-fitness.example/ai-move"
 
 
-def _exercise(exercise_id: str, name: str, name_zh: str, kind: str, target: float, category: str, difficulty: str,
-              calories: float, description: str, algorithm: dict) -> tuple[str, ExerciseSpec]:
+def _exercise(exercise_id: str, name: str, name_zh: str, kind: Literal["rep", "timer"], target: float, category: str,
+              difficulty: str, calories: float, description: str, algorithm: dict) -> tuple[str, ExerciseSpec]:
     return exercise_id, ExerciseSpec(
         name=name, nameZh=name_zh, type=kind, targetValue=target, category=category, difficulty=difficulty,
         estimatedCalories=calories, description=description, imageUrl=f"{MEDIA}/{exercise_id}.jpg",

@@ -6,6 +6,7 @@ Idempotent: items have fixed ids and are created only when missing; categories o
 """
 
 import datetime as dt
+from typing import Any
 
 from ..core import clock, provisioning
 from ..core.errors import ApiError
@@ -28,7 +29,7 @@ def _texts(en: str, zh_hant: str, zh_hans: str) -> dict[str, str]:
     return {"en": en, "zh-Hant": zh_hant, "zh-Hans": zh_hans}
 
 
-OPERATOR_ITEMS = [
+OPERATOR_ITEMS: list[tuple[str, dict[str, Any]]] = [
     ("demo-operator-terms", dict(
         key="terms-of-service", categoryKey="legal", visibility="shared",
         title=_texts("Terms of Service", "服務條款", "服务条款"),
@@ -56,7 +57,7 @@ OPERATOR_ITEMS = [
         title={"en": "Release notes (operator only)"},
         body={"en": "Internal: the AI Move library gained tree pose."})),
 ]
-CLIENT_ITEMS = [
+CLIENT_ITEMS: list[tuple[str, dict[str, Any]]] = [
     ("demo-fitness-welcome", dict(
         key="welcome", categoryKey="announcements",
         title=_texts("Welcome to Demo Fitness", "歡迎來到 Demo Fitness", "欢迎来到 Demo Fitness"),

@@ -2,7 +2,7 @@
 
 import datetime as dt
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, WithJsonSchema
 from pydantic_core import PydanticCustomError
@@ -14,7 +14,8 @@ from ..core.text import multi_line, single_line
 EN, ZH_HANT, ZH_HANS = "en", "zh-Hant", "zh-Hans"
 LOCALES = (EN, ZH_HANT, ZH_HANS)
 BUILT_IN_CATEGORIES = ("legal", "announcements", "help", "other")
-PRIVATE, SHARED = "private", "shared"
+PRIVATE: Final = "private"
+SHARED: Final = "shared"
 DRAFT, PUBLISHED, UNPUBLISHED, DELETED = "draft", "published", "unpublished", "deleted"
 
 MAX_KEYS = 10  # multi-key lookup (8)

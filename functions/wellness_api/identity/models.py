@@ -6,7 +6,7 @@ is not exactly one of them is 400 invalid_request (7.1):
 - password: {"clientId", "email", "password"} and optionally "grantType": "password" (9.3).
 """
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,7 +15,7 @@ from ..core import http, text
 from ..core.http import BodyError
 
 GRANT_EXTERNAL_USER = "external_user"
-GRANT_PASSWORD = "password"
+GRANT_PASSWORD: Final = "password"
 MAX_EXTERNAL_USER_ID_LENGTH = 256
 
 UNKNOWN_GRANT = "grantType must be 'external_user' or 'password'."

@@ -241,7 +241,7 @@ def check_fail_message(raw: str) -> str:
 
 # A bound of the models is one of the rules above: its refusal says the rule, not pydantic's wording.
 # (model, field path with list indexes as [], pydantic error type) -> the rule's message.
-_BOUND_MESSAGES = {
+_BOUND_MESSAGES: dict[tuple[str, str, str | None], str] = {
     ("CreateSessionBody", "userId", "string_too_short"): USER_ID_EMPTY,
     ("CreateSessionBody", "userId", "string_too_long"): USER_ID_TOO_LONG,
     ("CreateSessionBody", "locale", "string_too_long"): LOCALE_INVALID,
