@@ -3,6 +3,7 @@
 import contextlib
 import datetime as dt
 from collections.abc import Iterator
+from typing import overload
 
 _offset = dt.timedelta(0)
 
@@ -32,6 +33,12 @@ def reset() -> None:
     _offset = dt.timedelta(0)
 
 
+@overload
+def iso(value: dt.datetime) -> str: ...
+@overload
+def iso(value: None) -> None: ...
+@overload
+def iso(value: dt.datetime | None) -> str | None: ...
 def iso(value: dt.datetime | None) -> str | None:
     """ISO 8601 in UTC with millisecond precision and a Z, the spec's timestamp form."""
     if value is None:
