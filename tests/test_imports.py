@@ -6,6 +6,7 @@ block's included, since a lazy import circle is still a circle. The tests of the
 """
 
 import ast
+import functools
 import pathlib
 import re
 
@@ -29,11 +30,16 @@ def sources() -> dict[str, pathlib.Path]:
             if "__pycache__" not in p.parts}
 
 
+@functools.cache
+def _tree(path: pathlib.Path) -> ast.Module:
+    return ast.parse(path.read_text(), str(path))
+
+
 def imported(name: str, path: pathlib.Path, modules: dict[str, pathlib.Path]) -> set[str]:
     """Every module this file imports: `from a import b` is a.b when that is a module of ours, else a."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
