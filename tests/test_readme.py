@@ -1,9 +1,10 @@
-"""Every shell example of the README runs as written against the stack, with the statuses it promises.
+"""Every shell example of the README and of docs/ runs as written against the stack, with its promised statuses.
 
 The README tells a user to start `make serve`, run `eval "$(bin/demo-env)"` and then paste its examples.
 This test does the same against the test stack: it runs `eval "$(bin/demo-env)"` in bash once (that
 seeds the demo world, which the session's emulator reset removed), then runs each ```bash block of
-README.md in README order, each in a fresh `bash` with `set -euo pipefail` and the demo variables.
+README.md and of every page of PAGES, in that order, each in a fresh `bash` with `set -euo pipefail` and
+the demo variables. It also keeps the README short, the page list complete and every relative link whole.
 
 Conventions the README follows (checked here):
 - Every curl call states the HTTP status it gets in a comment `# -> NNN` at the end of the line where
@@ -23,6 +24,7 @@ import re
 import subprocess
 
 import pytest
+from markdown.extensions.toc import slugify
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -127,11 +129,14 @@ def readme_blocks(text: str, page: str = "README.md") -> list[Block]:
 
 
 # The pages in reading order: examples later in the order may rely on what earlier ones did to the demo world.
+# README.md's map of the docs lists them in this order.
 PAGES = ["README.md"] + [f"docs/{name}.md" for name in (
-    "api-reference", "dev-stack", "limits", "architecture", "operations", "api-keys", "identity", "lessons",
+    "api-reference", "dev-stack", "emulators", "limits", "architecture", "operations", "api-keys", "identity", "lessons",
     "vital-scan", "ai-move", "content", "fall-risk", "media-generation", "assistant", "analytics", "performance",
-    "security", "production", "deploy", "capacity")]
-BLOCKS = [block for page in PAGES for block in readme_blocks((ROOT / page).read_text(encoding="utf-8"), page)]
+    "security", "deploy", "capacity")]
+README_MAX_LINES = 400
+BLOCKS = [block for page in PAGES if (ROOT / page).is_file()
+          for block in readme_blocks((ROOT / page).read_text(encoding="utf-8"), page)]
 
 
 def test_readme_examples_follow_the_conventions():
@@ -147,6 +152,71 @@ def test_readme_examples_follow_the_conventions():
                 f"{where}: use $BASE_URL, which follows the stack's port offset")
     runnable = [b for b in BLOCKS if b.skip is None]
     assert sum(len(b.expected) for b in runnable) >= 40, "the README's curl examples are not all being run"
+
+
+def test_readme_is_a_short_introduction():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= README_MAX_LINES, (
+        f"README.md has {len(lines)} lines; at most {README_MAX_LINES}: move the detail to a page of docs/")
+
+
+def test_every_page_with_runnable_examples_is_run():
+    pages_with_bash = sorted(
+        f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md")
+        if any(b.skip is None for b in readme_blocks(path.read_text(encoding="utf-8"), f"docs/{path.name}")))
+    missing = [page for page in pages_with_bash if page not in PAGES]
+    assert not missing, f"add these pages to PAGES in tests/test_readme.py (reading order): {missing}"
+    gone = [page for page in PAGES if not (ROOT / page).is_file()]
+    assert not gone, f"PAGES names pages that do not exist: {gone}"
+
+
+def settings_table() -> str:
+    """The settings table of docs/operations.md, as core/settings.py defines every key."""
+    from wellness_api.core import settings
+
+    def number(value: int | None) -> str:
+        return "none" if value is None else f"{value:,}"
+
+    kinds = {"bool": "`true` \\| `false`", "int": "integer", "origins": "comma-separated origins",
+             "list": "comma-separated names"}
+    rows = ["| key | type | default | min / max | meaning |", "|---|---|---|---|---|"]
+    for s in settings.SETTINGS.values():
+        kind = " \\| ".join(f"`{c}`" for c in s.choices) if s.kind == "enum" else kinds[s.kind]
+        if s.kind == "bool":
+            default = f"`{str(s.default).lower()}`"
+        elif s.kind in ("origins", "list"):
+            default = "empty" if not s.default else f"`{','.join(s.default)}`"
+        else:
+            default = f"`{s.default}`"
+        bounds = {"int": f"{number(s.minimum)} / {number(s.maximum)}",
+                  "list": "at most 20 names of at most 40 characters"}.get(s.kind, "-")
+        rows.append(f"| `{s.key}` | {kind} | {default} | {bounds} | {s.description} |")
+    return "\n".join(rows) + "\n"
+
+
+def test_the_settings_table_is_core_settings():
+    page = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    assert settings_table() in page, (
+        "docs/operations.md's settings table differs from core/settings.py; paste this one:\n" + settings_table())
+
+
+def test_every_platformctl_command_is_in_the_operations_table():
+    import argparse
+
+    from wellness_api.ops import cli
+
+    def commands(parser):
+        return next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+
+    rows = [line for line in (ROOT / "docs" / "operations.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| `")]
+    missing = []
+    for group, group_parser in commands(cli.build_parser()).items():
+        for name in commands(group_parser) or [""]:
+            command = f"{group} {name}".strip()
+            if not any(row.startswith(f"| `{command}") for row in rows):
+                missing.append(command)
+    assert not missing, f"docs/operations.md's command table lacks: {missing}"
 
 
 def _demo_env_output(env: dict) -> subprocess.CompletedProcess:
@@ -240,3 +310,61 @@ def test_readme_block_runs_as_written(block, demo_env, tmp_path):
               f"--- stdout\n{result.stdout[-4000:]}\n--- stderr\n{result.stderr[-4000:]}")
     assert result.returncode == 0, report
     assert statuses == block.expected, report
+
+
+# Relative links: README.md links pages as docs/<page>.md, pages link each other as <page>.md, anchors are the
+# headings' ids as the site (MkDocs, Python-Markdown's toc) makes them.
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\((?P<target>[^)\s]+)\)")
+HEADING = re.compile(r"^#{1,6}\s+(?P<text>.+?)\s*(?:\{#(?P<id>[^}\s]+)\})?\s*#*\s*$")
+
+
+def _outside_code(text: str) -> list[str]:
+    kept, fenced = [], False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            kept.append(line)
+    return kept
+
+
+def anchors(path: pathlib.Path) -> set[str]:
+    found, seen = set(), {}
+    for line in _outside_code(path.read_text(encoding="utf-8")):
+        heading = HEADING.match(line)
+        if heading is None:
+            continue
+        if heading["id"]:
+            found.add(heading["id"])
+            continue
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading["text"]).replace("`", "").replace("*", "")
+        slug = slugify(text, "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        found.add(slug if count == 0 else f"{slug}_{count}")
+    return found
+
+
+def broken_links(page: pathlib.Path) -> list[str]:
+    broken = []
+    for line in _outside_code(page.read_text(encoding="utf-8")):
+        for link in LINK.finditer(line):
+            target = link["target"].strip("<>")
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("/"):
+                continue  # another site, or a path the stack serves (/docs/)
+            path, _, anchor = target.partition("#")
+            file = (page.parent / path).resolve() if path else page
+            if not file.is_file():
+                broken.append(f"{target}: no file {file.relative_to(ROOT) if file.is_relative_to(ROOT) else file}")
+            elif anchor and file.suffix == ".md" and anchor not in anchors(file):
+                broken.append(f"{target}: no heading with the id {anchor!r} in {file.relative_to(ROOT)}")
+    return broken
+
+
+LINKED_PAGES = ["README.md", *sorted(f"docs/{path.name}" for path in (ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", LINKED_PAGES)
+def test_relative_links_lead_somewhere(page):
+    broken = broken_links(ROOT / page)
+    assert not broken, f"{page} has broken links:\n" + "\n".join(broken)
