@@ -5,12 +5,13 @@
 - The grant of a cycle is split into SHARDS slices (shard i holds points // SHARDS, plus one for the
   first points % SHARDS shards). Each shard is one document `clients/{id}/vitalScanPoints/{cycle}_{i}`
   that counts what was spent from its slice (`used`); it is created by the first spend from it.
-- A create spends one point from one shard, chosen at random among those with points left, in the
-  same atomic batch write that creates the session: a session never exists without its point, and a
-  point is never spent without its session. The shard is updated with compare-and-set (a precondition
-  on the update time that was read), so a shard never spends beyond its slice and the account never
-  goes negative. Concurrent creates land on different shards, take no lock and never wait on each
-  other; the rare collision on one shard is retried (repository.take_from_shards).
+- A create spends one point from one shard, chosen at random among those with points left that no
+  other create of the same instance is spending from (spread.py), in the same atomic batch write that
+  creates the session: a session never exists without its point, and a point is never spent without
+  its session. The shard is updated with compare-and-set (a precondition on the update time that was
+  read), so a shard never spends beyond its slice and the account never goes negative. Concurrent
+  creates of one instance land on different shards and never race each other; a collision with
+  another instance's create is retried (repository.take_from_shards).
 - The slices follow the current setting: raising `vitalScan.points` mid-cycle adds points at once;
   lowering it caps every shard at its new slice (a cycle never spends more than the highest grant that
   was configured during it).

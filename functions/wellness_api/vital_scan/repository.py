@@ -17,7 +17,7 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 from ..core import activity, firebase, tenancy
-from . import points, ratelimit
+from . import points, ratelimit, spread
 from .models import COMPLETED, UNFINISHED
 
 SESSIONS = "vitalScanSessions"
@@ -78,67 +78,65 @@ def _used(snap) -> int:
 
 def take_from_shards(refs: dict[int, object], caps: dict[int, int], fields: dict, *, exhausted: set[int],
                      extra_writes=None, committed=None, read_all: bool = False) -> tuple[int, int] | None:
-    """Take one unit from a random shard with room, with compare-and-set; None when every shard is full.
+    """Take one unit from a shard with room, with compare-and-set; None when every shard is full.
 
-    Each shard document counts what it has given (`used`) against its own cap. A take reads a shard,
-    then commits `used + 1` with a precondition on the update time it read (or create() for a shard
-    not written yet) in one atomic batch with `extra_writes(batch)`. A concurrent take of the same shard
-    makes the precondition fail and nothing is written: the take re-reads and tries again. No
-    transaction and no lock, so concurrent takes never wait on each other, and a shard never gives
-    more than its cap. `exhausted` (updated in place) holds shards known full; they stay full.
+    Each shard document counts what it has given (`used`) against its own cap. A take picks a shard (at random
+    among those no other request of this instance is taking from: spread.py), reads it, then commits `used + 1`
+    with a precondition on the update time it read (or create() for a shard not written yet) in one atomic batch
+    with `extra_writes(batch)`. A concurrent take of the same shard (another instance's) makes the precondition
+    fail and nothing is written: the take re-reads and tries again. No transaction and no Firestore lock, so a
+    shard never gives more than its cap. `exhausted` (updated in place) holds shards known full; they stay full.
     `committed()` tells, after a failed commit, whether our writes landed anyway (a retried commit).
     With `read_all`, every shard is read at once (one batched read) to know the total; the answer is
     (shard taken, units left in all shards after this take), else (shard, -1).
     """
     db = firebase.db()
+    paths = {i: ref.path for i, ref in refs.items()}
     conflicts = 0
     while True:
         candidates = [i for i in refs if i not in exhausted and caps[i] > 0]
         if not candidates:
             return None
-        if read_all:
-            snaps = {int(snap.reference.id.rsplit("_", 1)[1]): snap for snap in db.get_all([refs[i] for i in refs])}
-            exhausted.update(i for i in candidates if _used(snaps[i]) >= caps[i])
-            candidates = [i for i in candidates if i not in exhausted]
-            if not candidates:
-                return None
-            shard = random.choice(candidates)  # noqa: S311 - load spreading, not security
-            snap = snaps[shard]
-        else:
-            shard = random.choice(candidates)  # noqa: S311 - load spreading, not security
-            snap = refs[shard].get()
-        used = _used(snap)
-        if used >= caps[shard]:
-            exhausted.add(shard)
-            # Look at the others in one batched read, so the next round picks one with room.
-            others = [i for i in candidates if i != shard]
-            for other in db.get_all([refs[i] for i in others]) if others else ():
-                index = int(other.reference.id.rsplit("_", 1)[1])
-                if _used(other) >= caps[index]:
-                    exhausted.add(index)
-            continue
-        batch = db.batch()
-        record = {**fields, "shard": shard, "used": used + 1, "cap": caps[shard]}
-        if snap.exists:
-            batch.update(refs[shard], record, option=db.write_option(last_update_time=snap.update_time))
-        else:
-            batch.create(refs[shard], record)
-        if extra_writes is not None:
-            extra_writes(batch, shard)
-        try:
-            batch.commit()
-        except (gexc.FailedPrecondition, gexc.AlreadyExists, gexc.Conflict, gexc.Aborted):
-            if committed is not None and committed():
+        with spread.shards.pick(paths, candidates) as shard:
+            # Read after the pick: a take of this instance that was committing on the shard has finished.
+            if read_all:
+                snaps = {int(s.reference.id.rsplit("_", 1)[1]): s for s in db.get_all([refs[i] for i in refs])}
+                exhausted.update(i for i in candidates if _used(snaps[i]) >= caps[i])
+                snap = snaps[shard]
+            else:
+                snap = refs[shard].get()
+            used = _used(snap)
+            if used >= caps[shard]:
+                exhausted.add(shard)
+                if not read_all:
+                    # Look at the others in one batched read, so the next round picks one with room.
+                    others = [i for i in candidates if i != shard]
+                    for other in db.get_all([refs[i] for i in others]) if others else ():
+                        index = int(other.reference.id.rsplit("_", 1)[1])
+                        if _used(other) >= caps[index]:
+                            exhausted.add(index)
+                continue
+            batch = db.batch()
+            record = {**fields, "shard": shard, "used": used + 1, "cap": caps[shard]}
+            if snap.exists:
+                batch.update(refs[shard], record, option=db.write_option(last_update_time=snap.update_time))
+            else:
+                batch.create(refs[shard], record)
+            if extra_writes is not None:
+                extra_writes(batch, shard)
+            try:
+                batch.commit()
+            except (gexc.FailedPrecondition, gexc.AlreadyExists, gexc.Conflict, gexc.Aborted):
+                if committed is not None and committed():
+                    return shard, -1
+                conflicts += 1
+                if conflicts > MAX_CONFLICTS:
+                    raise Contended() from None
+            else:
+                if read_all:
+                    return shard, sum(max(0, caps[i] - _used(snaps[i])) for i in refs) - 1
                 return shard, -1
-            conflicts += 1
-            if conflicts > MAX_CONFLICTS:
-                raise Contended() from None
-            time.sleep(random.uniform(0.001, 0.004) * min(conflicts, 10))  # noqa: S311 - jitter
-            continue
-        if read_all:
-            left = sum(max(0, caps[i] - _used(snaps[i])) for i in refs) - 1
-            return shard, left
-        return shard, -1
+        time.sleep(random.uniform(0.001, 0.004) * min(conflicts, 10))  # noqa: S311 - jitter, the shard freed
 
 
 # ------------------------------------------------------------------------------------- rate limit
