@@ -3,11 +3,14 @@ client), the client's monthly token budget, and the usage record of every chat a
 count, or an estimate when it gave none).
 
 The budget is reserved, not just checked: before the model is called the request adds an estimate of its cost
-(its prompt, estimated, and every completion token it may be given) to the month's ledger in one increment
-whose commit returns the new total, and is admitted when the total before it was under the budget; otherwise it
-gives the estimate back and is refused. After the answer (completed, failed, cut off or abandoned) it settles
-the ledger to the tokens it really used. So concurrent requests see each other's reservations, and a budget is
-overshot by at most the one request that crossed it (its estimate).
+(its prompt, estimated, and every completion token it may be given) to one shard of the month's ledger (one
+increment), reads the other shards as they were at that commit (a read at a point in time), and is admitted when
+the total before its own reservation was under the budget; otherwise it gives the estimate back and is refused.
+After the answer (completed, failed, cut off or abandoned) it settles its shard to the tokens it really used. The
+total a request sees is exactly what one document's increment returned before the ledger was sharded: every
+reservation committed before its own, none after. So concurrent requests see each other's reservations, and a
+budget is overshot by at most the estimate of the last request admitted (the one that crossed it). The shards
+only spread the writes: one document takes about one write per second, and each request writes twice.
 """
 
 import calendar
@@ -66,6 +69,7 @@ class Reservation:
         self.client = client
         self.month = repo.month_of(clock.now())  # settled in the month it was reserved in
         self.budget = int(client.setting("wellnessChat.monthlyTokenBudget"))
+        self.shard = repo.ledger_shard()  # every reservation of the request, and its settlement, on one shard
         self.reserved = 0
         self.settled = False
         self._lock = threading.Lock()
@@ -74,9 +78,9 @@ class Reservation:
         """Reserve `tokens` more; False (and nothing kept) when the ledger was already at the budget."""
         if self.budget <= 0:
             return False
-        total = repo.add_to_ledger(self.client.client_id, self.month, tokens)
+        total = repo.reserve_on_ledger(self.client.client_id, self.month, self.shard, tokens)
         if total - tokens >= self.budget:
-            repo.add_to_ledger(self.client.client_id, self.month, -tokens)
+            repo.add_to_ledger(self.client.client_id, self.month, self.shard, -tokens)
             return False
         self.reserved += tokens
         return True
@@ -91,7 +95,7 @@ class Reservation:
         if used is None or used == self.reserved:
             return
         try:
-            repo.add_to_ledger(self.client.client_id, self.month, used - self.reserved)
+            repo.add_to_ledger(self.client.client_id, self.month, self.shard, used - self.reserved)
         except Exception as exc:  # noqa: BLE001 - the ledger keeps the reservation: it errs on the budget's side
             log.error(f"assistant budget not settled: {type(exc).__name__}: {exc}", clientId=self.client.client_id)
 

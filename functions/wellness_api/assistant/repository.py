@@ -4,7 +4,9 @@ clients/{clientId}/assistantConversations/{conversationId}              a user's
 clients/{clientId}/assistantConversations/{conversationId}/messages/{n}  its messages, n = 000001, 000002, ...
 clients/{clientId}/assistantUsage/{requestId}                            one record per chat or proxy request
 clients/{clientId}/assistantTokens/{YYYY-MM}_{shard}                     tokens used in a month (usage records)
-clients/{clientId}/assistantTokens/{YYYY-MM}_budget                      the month's budget ledger (reserved + settled)
+clients/{clientId}/assistantTokens/{YYYY-MM}_budget_{shard}              the month's budget ledger (reserved + settled)
+clients/{clientId}/assistantTokens/{YYYY-MM}_budget                      the ledger as one document (before it was
+                                                                         sharded): still counted, never written
 clients/{clientId}/assistantActive/{uid}                                 the user's last active day (activeUsers)
 clients/{clientId}/assistantActivity/{YYYY-MM-DD}_{shard}                daily rollup for analytics (core.rollups)
 """
@@ -26,7 +28,10 @@ TOKENS = "assistantTokens"
 ACTIVE = "assistantActive"
 ACTIVITY = activity.WELLNESS_CHAT
 # A month's token count is spread over this many documents: every request adds to one at random.
-TOKEN_SHARDS = 8
+TOKEN_SHARDS = 16
+# The month's budget ledger too: a request reserves (and settles) on one of them, so a tenant's sustained rate of
+# requests is LEDGER_SHARDS / 2 per second at Firestore's one write per second per document.
+LEDGER_SHARDS = 16
 
 
 def conversation_ref(client_id: str, conversation_id: str):
@@ -45,8 +50,19 @@ def month_of(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m")
 
 
-def ledger_ref(client_id: str, month: str):
-    return tenancy.client_ref(client_id).collection(TOKENS).document(f"{month}_budget")
+def ledger_ref(client_id: str, month: str, shard: int):
+    return tenancy.client_ref(client_id).collection(TOKENS).document(f"{month}_budget_{shard:02d}")
+
+
+def ledger_refs(client_id: str, month: str) -> list:
+    """Every document of the month's ledger: its shards, and the one document it was before it was sharded (a month
+    that began with that document keeps counting what it holds; nothing writes it any more)."""
+    collection = tenancy.client_ref(client_id).collection(TOKENS)
+    return [collection.document(f"{month}_budget"), *(ledger_ref(client_id, month, i) for i in range(LEDGER_SHARDS))]
+
+
+def ledger_shard() -> int:
+    return random.randrange(LEDGER_SHARDS)  # noqa: S311 - load spreading, not security
 
 
 def token_refs(client_id: str, month: str) -> list:
@@ -97,21 +113,35 @@ def tokens_used(client_id: str, month: str) -> int:
 
 
 def ledger_tokens(client_id: str, month: str) -> int:
-    snap = ledger_ref(client_id, month).get()
-    return int((snap.to_dict() or {}).get("tokens", 0)) if snap.exists else 0
+    """The month's ledger: the sum of its documents (one batched read)."""
+    snaps = firebase.db().get_all(ledger_refs(client_id, month))
+    return sum(int((snap.to_dict() or {}).get("tokens", 0)) for snap in snaps if snap.exists)
 
 
 # ------------------------------------------------------------------------------------------ writes
 
 
-def add_to_ledger(client_id: str, month: str, tokens: int) -> int:
-    """Add `tokens` (negative: give back) to the month's ledger in one write; the ledger's new total.
+def add_to_ledger(client_id: str, month: str, shard: int, tokens: int) -> None:
+    """Add `tokens` (negative: give back) to one shard of the month's ledger: one server-side increment, no read
+    and nothing to abort."""
+    ledger_ref(client_id, month, shard).set({"month": month, "shard": shard, "tokens": firestore.Increment(tokens)},
+                                            merge=True)
 
-    A server-side increment whose commit returns the new value: concurrent requests each see every reservation
-    committed before theirs, with no read and nothing to abort (one document per client and month: it takes a
-    request's two writes, reserve and settle)."""
-    result = ledger_ref(client_id, month).set({"month": month, "tokens": firestore.Increment(tokens)}, merge=True)
-    return int(result.transform_results[0].integer_value)
+
+def reserve_on_ledger(client_id: str, month: str, shard: int, tokens: int) -> int:
+    """Add `tokens` to one shard; the month's total at that commit (this reservation included).
+
+    The shard's increment returns its own new value; the other documents are read as they were at the commit's time
+    (a read at a point in time), so the total is exactly what one document's increment returned: every reservation and
+    settlement committed before this one, whichever shard it went to, and none committed after it."""
+    db = firebase.db()
+    batch = db.batch()
+    mine = ledger_ref(client_id, month, shard)
+    batch.set(mine, {"month": month, "shard": shard, "tokens": firestore.Increment(tokens)}, merge=True)
+    own = int(batch.commit()[0].transform_results[0].integer_value)
+    others = [ref for ref in ledger_refs(client_id, month) if ref.id != mine.id]
+    snaps = db.get_all(others, read_time=batch.commit_time)
+    return own + sum(int((snap.to_dict() or {}).get("tokens", 0)) for snap in snaps if snap.exists)
 
 
 def _add_usage(writer, client_id: str, record: dict[str, Any], now: dt.datetime) -> None:
