@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import firebase_admin
 from firebase_admin import credentials
 
-from . import config, query_record
+from . import config, query_record, write_record
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
@@ -87,7 +87,10 @@ def db() -> "firestore.Client":
     # firebase_admin is untyped: its client() is a google.cloud.firestore.Client.
     client = cast("firestore.Client", fb_firestore.client(app()))
     if query_record.enabled():
-        # devstack's stacks only: tests/test_indexes.py checks the recorded queries against firestore.indexes.json.
+        # devstack's stacks only: tests/privacy/test_written_ids.py checks where the writes put a person's ids
+        # (installed first: the query recorder's wrapper, outermost, still sees the platform's frame) ...
+        write_record.install(client)
+        # ... and tests/test_indexes.py checks the recorded queries against firestore.indexes.json.
         query_record.install(client)
     return client
 
