@@ -113,7 +113,7 @@ def library_exercises(exercise_ids: list[str]) -> list[dict[str, Any]]:
     """The existing library exercises among `exercise_ids` (one read each)."""
     if not exercise_ids:
         return []
-    return [snap.to_dict() for snap in firebase.db().get_all([library_ref(i) for i in exercise_ids]) if snap.exists]
+    return [snap.to_dict() or {} for snap in firebase.db().get_all([library_ref(i) for i in exercise_ids]) if snap.exists]
 
 
 def get_library(exercise_id: str) -> dict[str, Any] | None:

@@ -164,7 +164,7 @@ def _owned(session: dict | None, uid: str) -> dict[str, Any]:
 
 def own_session(client: Client, uid: str, session_id: str) -> dict[str, Any]:
     """The caller's session; 404 unknown (or another tenant's), 403 another user's (7.5)."""
-    return _seen_own_session(client, uid, session_id).data
+    return _seen_own_session(client, uid, session_id).existing()
 
 
 def _seen_own_session(client: Client, uid: str, session_id: str) -> Seen:

@@ -60,11 +60,13 @@ def _day(value: str | None, field: str) -> dt.date | None:
 def window(query: RangeQuery) -> Window:
     """The range asked for; 400 for a malformed date, one date without the other, an inverted or too long range."""
     start, end = _day(query.startDate, "startDate"), _day(query.endDate, "endDate")
-    if (start is None) != (end is None):
-        raise ApiError(400, BOTH_OR_NEITHER)
-    if start is not None and start > end:
+    if start is None or end is None:
+        if (start is None) != (end is None):
+            raise ApiError(400, BOTH_OR_NEITHER)
+        return Window(start, end)
+    if start > end:
         raise ApiError(400, INVERTED)
-    if start is not None and (end - start).days + 1 > MAX_RANGE_DAYS:
+    if (end - start).days + 1 > MAX_RANGE_DAYS:
         raise ApiError(400, TOO_LONG)
     return Window(start, end)
 

@@ -2,6 +2,8 @@
 
 import dataclasses
 import datetime as dt
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from google.cloud.firestore_v1.base_query import FieldFilter
@@ -81,14 +83,14 @@ def overview(scope: Scope) -> dict[str, Any]:
     """Linked players now: their latest fall-risk outcome and their ages (2.14 Overview)."""
     data_client = scope.data_client_id
     today = clock.now().date()
-    jobs = {"total": lambda: repo.count_players(data_client),
+    jobs: dict[str, Callable[[], Any]] = {"total": lambda: repo.count_players(data_client),
             "urgent": lambda: repo.count_players(data_client, FieldFilter("fallRisk.urgentAttention", "==", True)),
             "birth": lambda: repo.average_birth_ordinal(data_client)}
     for level in RISK_LEVELS:
-        jobs[f"level{level}"] = (lambda lv=level: repo.count_players(
-            data_client, FieldFilter("fallRisk.riskLevel", "==", lv)))
+        jobs[f"level{level}"] = functools.partial(
+            repo.count_players, data_client, FieldFilter("fallRisk.riskLevel", "==", level))
     for group in users.AGE_GROUPS:
-        jobs[group] = lambda g=group: repo.count_players(data_client, *repo.born_between(*_age_band(g, today)))
+        jobs[group] = functools.partial(repo.count_players, data_client, *repo.born_between(*_age_band(group, today)))
     found = repo.gather(jobs)
     total = found["total"]
     risk = {f"level{level}": found[f"level{level}"] for level in RISK_LEVELS}
@@ -139,7 +141,7 @@ def _sum(buckets) -> Totals:
 
 
 def _breakdown_window(window: Window) -> tuple[dt.date, dt.date]:
-    if window.ranged:
+    if window.start is not None and window.end is not None:  # ranged
         return window.start, window.end
     today = clock.now().date()
     return today - dt.timedelta(days=models.LIFETIME_BREAKDOWN_DAYS - 1), today
@@ -164,7 +166,7 @@ def _fold_days(rollup: activity.Rollup, data_client: str | None, start: dt.date,
             found.totals.merge(current)
 
     for data in repo.day_documents(rollup.counters, data_client, start.isoformat(), end.isoformat()):
-        if data.get("day") != day:
+        if current is None or data.get("day") != day:
             finish()
             day, current = data.get("day"), Totals()
         current.add_shard(data)
@@ -175,19 +177,19 @@ def _fold_days(rollup: activity.Rollup, data_client: str | None, start: dt.date,
 def engagement(scope: Scope, window: Window) -> dict[str, Any]:
     data_client = scope.data_client_id
     start, end = _breakdown_window(window)
-    jobs = {"linked": lambda: repo.count_players(data_client)}
+    jobs: dict[str, Callable[[], Any]] = {"linked": lambda: repo.count_players(data_client)}
     for module, (rollup, _) in ENGAGED.items():
-        jobs[module] = lambda r=rollup: _fold_days(r, data_client, start, end)
+        jobs[module] = functools.partial(_fold_days, rollup, data_client, start, end)
         if not window.ranged:
-            jobs[f"{module}:all"] = lambda r=rollup: r.counters.all_time(data_client)
+            jobs[f"{module}:all"] = functools.partial(rollup.counters.all_time, data_client)
     found = repo.gather(jobs)
     body: dict[str, Any] = {"success": True}
     for module, (rollup, fields) in ENGAGED.items():
         totals = found[module].totals if window.ranged else found[f"{module}:all"]
         body[module] = {"activeUsers": totals.active_users(rollup.group),
                         **{field: _number(totals.count(rollup.group, counter)) for field, counter in fields.items()}}
-    for module, fields in ABSENT.items():
-        body[module] = dict.fromkeys(fields, 0)
+    for module, absent in ABSENT.items():
+        body[module] = dict.fromkeys(absent, 0)
     body = {key: body[key] for key in ("success", "lessons", "aiMove", "aiNutrition", "waterIntake", "wellnessChat",
                                        "vitalScan")}
     body["dailyBreakdown"] = [
@@ -204,7 +206,9 @@ def engagement(scope: Scope, window: Window) -> dict[str, Any]:
 
 def _fall_risk_rows(window: Window, data_client: str | None) -> dict[str, Totals]:
     """The fall-risk rollup over the window (lifetime: the lifetime bucket), summed per client."""
-    start, end = window.iso() if window.ranged else (LIFETIME, LIFETIME)
+    start, end = LIFETIME, LIFETIME
+    if window.start is not None and window.end is not None:  # ranged
+        start, end = window.start.isoformat(), window.end.isoformat()
     per_client: dict[str, Totals] = {}
     for shard in activity.FALL_RISK.counters.documents(data_client, start, end):
         # Counts only: these figures use no active users, and a sketch per client would grow with the clients.
@@ -227,7 +231,7 @@ def _kinds(totals: Totals | None, with_origins: bool) -> dict[str, Any]:
     kinds = {}
     for kind in ASSESSMENT_KINDS:
         source = totals if (kind == "fallRisk" and totals is not None) else empty
-        counts = _states(source)
+        counts: dict[str, Any] = _states(source)
         if with_origins:
             counts["byOrigin"] = {origin: _states(source, f"_{origin}") for origin in ORIGINS}
         kinds[kind] = counts

@@ -54,7 +54,8 @@ def list_keys(client_id: str) -> KeyList:
     return KeyList([key_record(k) for k in repo.list_keys(client_id)], client.legacy_primary_key_id)
 
 
-def create_key(client_id: str, label: str, make_primary: bool, created_by: str, raw: str | None = None) -> CreatedKey:
+def create_key(client_id: str, label: str, make_primary: bool, created_by: str | None,
+               raw: str | None = None) -> CreatedKey:
     """Create an active key; `raw` is supplied only by the demo seed, which needs a stable demo key."""
     raw = raw or server_keys.generate()
     key_id = repo.new_key_id(client_id)
@@ -92,6 +93,7 @@ def create_key(client_id: str, label: str, make_primary: bool, created_by: str, 
                 repo.update_key(transaction, client_id, current_primary["keyId"], {"isPrimary": False})
             repo.set_primary_on_client(transaction, client_id, key_id)
         else:
+            assert current_primary is not None  # without a usable primary the new key becomes primary
             repo.set_primary_on_client(transaction, client_id, current_primary["keyId"])
         return record
 

@@ -105,7 +105,7 @@ def _published(owner: str, condition: firestore.FieldFilter, shared_only: bool, 
              .where(filter=condition))
     if shared_only:
         query = query.where(filter=firestore.FieldFilter("visibility", "==", SHARED))
-    return [snap.to_dict() for snap in query.limit(limit).stream()]
+    return [snap.to_dict() or {} for snap in query.limit(limit).stream()]
 
 
 def _published_with_keys(owner: str, keys: list[str], shared_only: bool) -> list[dict[str, Any]]:

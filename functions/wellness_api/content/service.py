@@ -372,7 +372,7 @@ def delete_item(client: tenancy.Client, content_id: str, actor: str) -> None:
 
 
 def get_owned(client: tenancy.Client, content_id: str) -> dict:
-    return models.admin_item(_owned(client, content_id).data, clock.now())
+    return models.admin_item(_owned(client, content_id).existing(), clock.now())
 
 
 def list_owned(client: tenancy.Client, category_key: str | None, limit: int, start_after: str | None) -> dict:
