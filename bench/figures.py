@@ -1,6 +1,6 @@
 """docs/figures.md: the tables each part of `make bench` prints, written into that part's own section of the page,
 stamped with the commit and the day measured (bench/generated.py). A part run on its own rewrites only its section;
-a part run on a subset (some functions, some operations) prints but writes nothing, so the page never mixes a
+a part run on a subset (some functions, operations or load levels) prints but writes nothing, so the page never mixes a
 partial table into a full one. Other pages link to a part's section by its heading's anchor (Part.anchor).
 """
 
@@ -106,3 +106,5 @@ def measure(part: Part, *, record: bool = True, **kwargs) -> None:
     if record:
         write(part, section(part, tee.copy.getvalue(), generated.commit(), generated.today()))
         print(f"(written to docs/figures.md#{part.anchor})")
+    else:
+        print("(a partial run: docs/figures.md is left as it was)")

@@ -53,10 +53,10 @@ def main(argv: list[str] | None = None) -> None:
     keys, kwargs = _chosen(args)
     if load_levels:
         kwargs["load"] = {"levels": load_levels}
-    # A subset of functions or operations, or the latency table alone, prints its rows; but a partial table is not
-    # the page's figures, so it is not written there.
+    # A subset of functions, operations or levels, or the latency table alone, prints its rows; but a partial table
+    # is not the page's figures, so it is not written there.
     partial = {key for key, narrowed in (("concurrency", args.concurrency or kwargs["concurrency"]["plain"] is False),
-                                         ("resource-probe", args.resource_probe)) if narrowed}
+                                         ("resource-probe", args.resource_probe), ("load", load_levels)) if narrowed}
     for part in figures.PARTS:
         if part.key in keys:
             figures.measure(part, record=part.key not in partial, **kwargs.get(part.key, {}))
