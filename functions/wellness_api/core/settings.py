@@ -171,7 +171,7 @@ SETTINGS: dict[str, Setting] = {
                 "Comma-separated membership tiers offered in the B2B lesson catalog (allTiers), in display order."),
         *[
             Setting(f"privacy.retentionDays.{name}", "int", days,
-                    f"Days {what} are kept after {since}; older ones are deleted by the daily retention sweep "
+                    f"Days {what} are kept after {since}; older ones are deleted by the hourly retention sweep "
                     "(activity rollups keep their counts). 0 keeps them until erased.",
                     minimum=0, maximum=RETENTION_MAX_DAYS)
             for name, days, what, since in RETENTION_DEFAULTS
