@@ -76,7 +76,7 @@ def _used(snap) -> int:
     return int(snap.get("used") or 0) if snap.exists else 0
 
 
-def take_from_shards(refs: dict[int, object], caps: dict[int, int], fields: dict, *, exhausted: set[int],
+def take_from_shards(refs: dict[int, firestore.DocumentReference], caps: dict[int, int], fields: dict, *, exhausted: set[int],
                      extra_writes=None, committed=None, read_all: bool = False) -> tuple[int, int] | None:
     """Take one unit from a shard with room, with compare-and-set; None when every shard is full.
 
