@@ -155,7 +155,7 @@ def take_request(client_id: str, window: ratelimit.Window, limit: int) -> int | 
 # ----------------------------------------------------------------------------------------- points
 
 
-def point_refs(client_id: str, cycle_id: str) -> dict[int, object]:
+def point_refs(client_id: str, cycle_id: str) -> dict[int, firestore.DocumentReference]:
     return {i: point_shard_ref(client_id, cycle_id, i) for i in range(points.SHARDS)}
 
 
