@@ -109,6 +109,9 @@ def test_no_write_puts_a_persons_id_outside_the_declared_locations():
     key, records = _records()
     errors = [r for r in records if "error" in r]
     assert not errors, f"core/write_record.py could not read {len(errors)} commits: {errors[:3]}"
+    assert not any("truncated" in r for r in records), (
+        f"a process wrote more than core/write_record.py's MAX_ENTRIES ({write_record.MAX_ENTRIES}) and stopped "
+        "recording: the check would miss its later writes (raise the cap)")
     declared = [(decl.area, loc) for decl in personal_data.registry() for loc in decl.locations]
     known = _known_ids(key, records, declared)
     assert known, "no person's id was found: the Auth emulator is empty and no identity location was written"

@@ -32,6 +32,9 @@ FOLDER = "writes"
 KEY_FILE = "key"
 MIN_TOKEN = 6
 MAX_TOKENS_PER_STRING = 400  # a long text (a conversation's message) is scanned in full, up to this many parts
+# A long-lived process (a bench run's worker) stops recording after this many entries, and says so in the file:
+# the memory of what it has seen stays bounded (a test run writes well under a tenth of it per process).
+MAX_ENTRIES = 200_000
 _SPLIT = re.compile(r"[\s/:_|#?&=,;()\[\]{}<>\"'`*+!$%^~\\]+")
 _NAME = re.compile(r"^[A-Za-z]+$")
 Add = Callable[[str, str], None]
@@ -94,7 +97,8 @@ class _Recorder:
         self.key = run_key(where)
         self.path = where / f"{os.getpid()}.jsonl"
         self.lock = threading.Lock()
-        self.seen: set[tuple[str, str, str, bool]] = set()
+        self.seen: set[int] = set()
+        self.full = False
 
     def wrap(self, rpc: Callable[..., Any]) -> Callable[..., Any]:
         def recorded(*args: Any, **kwargs: Any) -> Any:
@@ -111,12 +115,17 @@ class _Recorder:
 
     def write(self, site: str, found: list[dict[str, Any]]) -> None:
         with self.lock:
+            if self.full:
+                return
             new = []
             for entry in found:
-                key = (entry["path"], entry["field"], entry["digest"], entry.get("whole", False))
+                key = hash((entry["path"], entry["field"], entry["digest"], entry.get("whole", False)))
                 if key not in self.seen:
                     self.seen.add(key)
                     new.append(json.dumps({**entry, "site": site}, sort_keys=True))
+            if len(self.seen) >= MAX_ENTRIES:
+                self.full = True
+                new.append(json.dumps({"path": "", "field": "", "digest": "", "truncated": MAX_ENTRIES}))
             if new:
                 with open(self.path, "a") as f:
                     f.write("".join(line + "\n" for line in new))
