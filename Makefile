@@ -29,7 +29,7 @@ fuzz:
 	@bash devstack/exec.sh $(VENV_PY) -m tests.fuzz.runner --max-time $(FUZZ_SECONDS)
 
 lint: install
-	functions/venv/bin/ruff check functions tests bin bench
+	functions/venv/bin/ruff check functions tests bin bench support devstack
 	functions/venv/bin/mypy
 
 install:
