@@ -59,6 +59,8 @@ SIZES = {
     "mediageneration": Size(cpu=1, concurrency=20, memory_mb=512, timeout_sec=30, max_instances=11),
     "analytics": Size(cpu=1, concurrency=8, memory_mb=256, timeout_sec=30, max_instances=6),
     "assistant": Size(cpu=1, concurrency=40, memory_mb=1024, timeout_sec=300, max_instances=8),
+    # Privacy requests are rare (an admin's or a person's click); the download streams an archive in 256 KiB chunks.
+    "privacy": Size(cpu=1, concurrency=20, memory_mb=256, timeout_sec=60, max_instances=5),
 }
 
 
@@ -190,6 +192,31 @@ def assistant(req: https_fn.Request) -> https_fn.Response:
 )
 def mediajobworker(req: tasks_fn.CallableRequest) -> dict:
     from wellness_api.media_generation import worker
+
+    try:
+        return {"outcome": worker.handle(req.data)}
+    except worker.LeaseHeld:
+        raise https_fn.HttpsError(https_fn.FunctionsErrorCode.UNAVAILABLE, "another delivery is running") from None
+
+
+@https_fn.on_request(**SIZES["privacy"].options(), secrets=[config.CLIENT_JWT_SECRET])
+def privacy(req: https_fn.Request) -> https_fn.Response:
+    from wellness_api.core.http import dispatch
+    from wellness_api.privacy.routes import app
+
+    return dispatch(app, req)
+
+
+# The worker of privacy requests (privacy/worker.py): an export or an erasure of one person, area by area. A
+# redelivered or interrupted task resumes where the last one stopped; the fifth failure marks the request failed.
+@tasks_fn.on_task_dispatched(
+    retry_config=options.RetryConfig(max_attempts=5, min_backoff_seconds=10, max_backoff_seconds=300,
+                                     max_doublings=4),
+    rate_limits=options.RateLimits(max_concurrent_dispatches=2, max_dispatches_per_second=5),
+    memory=options.MemoryOption.GB_1, timeout_sec=540, cpu=1, concurrency=1, max_instances=2,
+)
+def privacyworker(req: tasks_fn.CallableRequest) -> dict:
+    from wellness_api.privacy import worker
 
     try:
         return {"outcome": worker.handle(req.data)}

@@ -37,7 +37,7 @@ DEMO = "functions/wellness_api/ops/demo.py"
 CLI = "functions/wellness_api/ops/cli.py"
 CONTRACT = ROOT.parent / "shared" / "CONTRACT.md"  # the README links it as ../shared/CONTRACT.md
 # Commands CONTRACT.md documents for work not done yet; each entry must go once its command exists.
-PENDING_COMMANDS = {("user", "export"): "issue 28 (privacy)", ("user", "erase"): "issue 28 (privacy)"}
+PENDING_COMMANDS: dict[tuple[str, ...], str] = {}
 
 
 # ------------------------------------------------------------------------------------------------ parsed inputs
@@ -291,7 +291,7 @@ def _report(problems: list[str]) -> str:
 
 def test_the_areas_are_the_packages_of_wellness_api(real):
     assert real["areas"] == ["ai_move", "analytics", "api_keys", "assistant", "content", "fall_risk", "identity",
-                             "lessons", "media_generation", "vital_scan"]
+                             "lessons", "media_generation", "privacy", "vital_scan"]
     assert all(real["operations"][a] for a in real["areas"]), "every area declares its operations"
 
 

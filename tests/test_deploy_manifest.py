@@ -21,6 +21,8 @@ from tests.test_functions import _function_of
 from wellness_api.media_generation import queue as media_queue
 from wellness_api.media_generation import worker as media_worker
 from wellness_api.openapi import document
+from wellness_api.privacy import queue as privacy_queue
+from wellness_api.privacy import worker as privacy_worker
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "functions" / "wellness_api"
@@ -29,6 +31,7 @@ PACKAGE = ROOT / "functions" / "wellness_api"
 SECRET_READERS = {
     "media_generation/providers/registry.py": {"mediajobworker"},  # renders jobs; the HTTPS function only queues them
     "assistant/providers/registry.py": {"assistant"},
+    "privacy/keys.py": {"privacy"},  # the audit trail's keyed hashes; the worker only copies them
     # Signs client tokens (identity) and verifies them: every function serving an operation that accepts them.
     "core/client_tokens.py": None,
     "core/config.py": set(),  # declares them
@@ -177,24 +180,28 @@ def test_every_scheduled_function_has_its_intended_schedule_and_retry(manifest):
             assert endpoint["timeoutSeconds"] < interval, f"{name}: timeout_sec {endpoint['timeoutSeconds']} >= {interval}"
 
 
+TASK_QUEUES = {media_queue.WORKER: (media_queue, media_worker), privacy_queue.WORKER: (privacy_queue, privacy_worker)}
+
+
 def test_every_task_queue_function_has_its_retry_rate_limits_and_enqueuer(manifest):
     queues = {name: e for name, e in manifest["endpoints"].items() if "taskQueueTrigger" in e}
-    assert set(queues) == {media_queue.WORKER}, (f"task-queue functions {sorted(queues)}; enqueued by code: "
-                                                 f"{media_queue.WORKER} (media_generation/queue.py)")
-    endpoint = queues[media_queue.WORKER]
-    trigger = endpoint["taskQueueTrigger"]
-    retry, limits = trigger.get("retryConfig") or {}, trigger.get("rateLimits") or {}
-    assert {"maxAttempts", "minBackoffSeconds", "maxBackoffSeconds"} <= set(retry), \
-        f"{media_queue.WORKER}: set retry_config=RetryConfig(max_attempts, min/max_backoff_seconds): {retry}"
-    assert {"maxConcurrentDispatches", "maxDispatchesPerSecond"} <= set(limits), \
-        f"{media_queue.WORKER}: set rate_limits=RateLimits(max_concurrent_dispatches, max_dispatches_per_second): {limits}"
-    assert media_queue.LOCATION in endpoint["region"], f"queue.py enqueues in {media_queue.LOCATION}, not {endpoint['region']}"
-    # Cloud Tasks gives up on an attempt at its dispatch deadline; the worker must be allowed as long, and its lease
-    # must outlive it, or a second delivery takes over a job that is still running.
-    assert endpoint["timeoutSeconds"] == media_queue.DISPATCH_DEADLINE_SECONDS, (
-        f"{media_queue.WORKER}: timeout_sec {endpoint['timeoutSeconds']} vs queue.DISPATCH_DEADLINE_SECONDS "
-        f"{media_queue.DISPATCH_DEADLINE_SECONDS}")
-    assert media_worker.LEASE.total_seconds() > endpoint["timeoutSeconds"]
+    assert set(queues) == set(TASK_QUEUES), (f"task-queue functions {sorted(queues)}; enqueued by code: "
+                                             f"{sorted(TASK_QUEUES)} (media_generation/queue.py, privacy/queue.py)")
+    for name, (queue, worker) in TASK_QUEUES.items():
+        endpoint = queues[name]
+        trigger = endpoint["taskQueueTrigger"]
+        retry, limits = trigger.get("retryConfig") or {}, trigger.get("rateLimits") or {}
+        assert {"maxAttempts", "minBackoffSeconds", "maxBackoffSeconds"} <= set(retry), \
+            f"{name}: set retry_config=RetryConfig(max_attempts, min/max_backoff_seconds): {retry}"
+        assert {"maxConcurrentDispatches", "maxDispatchesPerSecond"} <= set(limits), \
+            f"{name}: set rate_limits=RateLimits(max_concurrent_dispatches, max_dispatches_per_second): {limits}"
+        assert queue.LOCATION in endpoint["region"], f"{name}: enqueued in {queue.LOCATION}, not {endpoint['region']}"
+        # Cloud Tasks gives up on an attempt at its dispatch deadline; the worker must be allowed as long, and its
+        # lease must outlive it, or a second delivery takes over work that is still running.
+        assert endpoint["timeoutSeconds"] == queue.DISPATCH_DEADLINE_SECONDS, (
+            f"{name}: timeout_sec {endpoint['timeoutSeconds']} vs queue.DISPATCH_DEADLINE_SECONDS "
+            f"{queue.DISPATCH_DEADLINE_SECONDS}")
+        assert worker.LEASE.total_seconds() > endpoint["timeoutSeconds"]
 
 
 def limit_problems(manifest: dict) -> list[str]:

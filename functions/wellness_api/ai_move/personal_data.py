@@ -5,7 +5,7 @@ from ..core.personal_data import Aggregate, AreaDeclaration, ByDocId, ByField, L
 DECLARATION = AreaDeclaration("ai_move", (
     Location("sessions", "clients/{clientId}/aiMoveSessions/{sessionId}", "health",
              ByField("userId", ("uid",)), "delete", fields=("userId",),
-             note="exercise sessions: reps, durations, form scores, calories"),
+             retention="privacy.retentionDays.aiMove", note="exercise sessions: reps, durations, form scores, calories"),
     Location("stats", "clients/{clientId}/aiMoveStats/{uid}", "health", ByDocId("uid"), "delete",
              fields=("userId",), note="the person's totals and records per exercise"),
     Location("activeDays", "clients/{clientId}/aiMoveActiveDays/{uid}", "activity", ByDocId("uid"), "delete",

@@ -8,7 +8,7 @@ from ..core.personal_data import Aggregate, AreaDeclaration, ByDocId, ByField, B
 
 DECLARATION = AreaDeclaration("assistant", (
     Location("conversations", "clients/{clientId}/assistantConversations/{conversationId}", "health",
-             ByField("uid", ("uid",)), "delete", fields=("uid",), retention="retention.conversationDays",
+             ByField("uid", ("uid",)), "delete", fields=("uid",), retention="privacy.retentionDays.assistant",
              note="wellness-chat conversations: title, counts"),
     Location("messages", "clients/{clientId}/assistantConversations/{conversationId}/messages/{index}", "health",
              Under("conversations"), "delete", note="every message of those conversations, the person's and the assistant's"),

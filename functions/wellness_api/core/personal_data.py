@@ -13,6 +13,7 @@ placeholders (`{sessionId}`) stand for any document id.
 """
 
 import dataclasses
+import hashlib
 import importlib
 from typing import Literal
 
@@ -26,7 +27,10 @@ from . import ratelimit
 #   usage       metering and budget records: counts kept, the person's id dropped
 #   authorship  the person as the author of a tenant's content, keys or media: the content stays, the id goes
 #   ephemeral   rate-limit counters, leases, tokens that expire by themselves (TTL)
-#   audit       the privacy requests themselves
+#   audit       the privacy requests about the person
+# Export takes identity, health, activity, usage and audit documents whole; of authorship documents only the path
+# and the fields naming the person (the content is the tenant's, and may be about someone else); ephemeral and
+# rollup documents not at all.
 Kind = Literal["identity", "health", "activity", "rollup", "usage", "authorship", "ephemeral", "audit"]
 # What erasure does to a found document:
 #   delete      the document (and its Storage object, and its sub-collections that are declared Under it)
@@ -35,7 +39,7 @@ Kind = Literal["identity", "health", "activity", "rollup", "usage", "authorship"
 #   hash        (the audit trail only) the person's ids are replaced by their keyed hash
 Erase = Literal["delete", "anonymise", "keep", "hash"]
 # The ids a person is known by (Subject.keys()); an id that is None (no email, no external id) finds nothing.
-IdName = Literal["uid", "email", "externalUserId", "callerKey", "accountKey"]
+IdName = Literal["uid", "email", "externalUserId", "callerKey", "accountKey", "inviteId"]
 PERSON_IDS: tuple[IdName, ...] = ("uid", "email", "externalUserId")
 
 
@@ -106,6 +110,9 @@ class Location:
     # instead (a media job already attached to an exercise is the tenant's asset by then).
     keep_if: str | None = None
     retention: str | None = None  # the tenant setting that bounds how long it is kept (privacy-guard's sweep)
+    # Fields left out of the person's export: ids of other people a document of theirs may hold (who recorded a
+    # result for them, who attached their media).
+    export_omit: tuple[str, ...] = ()
     note: str = ""  # one line for docs/privacy.md
 
     @property
@@ -164,6 +171,9 @@ class Subject:
             # core.ratelimit's keys of the person: the assistant's per-user rate and slots, the password limit
             "callerKey": ratelimit.caller_key(self.client_id, self.uid),
             "accountKey": ratelimit.key_of(self.client_id, email) if email else None,
+            # identity.repository.invite_id: an invitation's id, under the client's users (tests/privacy checks both
+            # agree)
+            "inviteId": "invite_" + hashlib.sha256(email.encode()).hexdigest()[:40] if email else None,
         }
 
     def ids(self) -> dict[str, str]:

@@ -9,8 +9,8 @@ from ..core.personal_data import Aggregate, AreaDeclaration, ByField, Location
 
 DECLARATION = AreaDeclaration("fall_risk", (
     Location("results", "clients/{clientId}/fallRiskResults/{fallRiskResultId}", "health",
-             ByField("userId", ("uid",)), "delete", fields=("userId", "email", "createdBy.uid"),
-             retention="retention.fallRiskDays",
+             ByField("userId", ("uid",)), "delete", fields=("userId", "email", "createdBy.uid"), export_omit=("createdBy.uid",),
+             retention="privacy.retentionDays.fallRisk",
              note="fall-risk results: the steps' answers, birth date and sex, the scoring and risk level"),
     Location("recorded", "clients/{clientId}/fallRiskResults/{fallRiskResultId}", "authorship",
              ByField("createdBy.uid", ("uid",)), "anonymise", fields=("createdBy.uid",),

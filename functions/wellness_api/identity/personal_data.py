@@ -7,14 +7,14 @@ until it is accepted. The Auth user (outside Firestore) goes with the record. Th
 per account under a hash of (client, email).
 """
 
-from ..core.personal_data import AreaDeclaration, ByDocId, ByField, ByIdPrefix, Location
+from ..core.personal_data import AreaDeclaration, ByDocId, ByIdPrefix, Location
 
 DECLARATION = AreaDeclaration("identity", (
     Location("user", "clients/{clientId}/users/{uid}", "identity", ByDocId("uid"), "delete",
              fields=("uid", "email", "externalUserId"),
              note="the member: email, name, role, status, birth date, sex, external id, latest fall-risk outcome"),
-    Location("invites", "clients/{clientId}/users/{inviteId}", "identity", ByField("email", ("email",)), "delete",
-             fields=("email",), note="an invitation awaiting its first sign-in"),
+    Location("invite", "clients/{clientId}/users/{inviteId}", "identity", ByDocId("inviteId"), "delete",
+             fields=("email",), note="an invitation awaiting its first sign-in (its id: a hash of the email)"),
     Location("passwordLimit", "rateLimits/{counterId}", "ephemeral", ByIdPrefix("passwordAccount:{accountKey}:"),
              "delete", note="failed password sign-ins per account and window (TTL an hour after the window)"),
 ))

@@ -9,6 +9,7 @@ from ..core.personal_data import Aggregate, AreaDeclaration, ByField, Location
 DECLARATION = AreaDeclaration("media_generation", (
     Location("jobs", "clients/{clientId}/mediaJobs/{jobId}", "activity", ByField("requestedBy", ("uid",)), "delete",
              fields=("requestedBy", "attachedBy"), storage_field="storagePath", keep_if="attachedAt",
+             export_omit=("attachedBy",),
              note="media jobs the person asked for: prompt, settings, status, and the generated file"),
     Location("attachedJobs", "clients/{clientId}/mediaJobs/{jobId}", "authorship",
              ByField("attachedBy", ("uid",)), "anonymise", fields=("requestedBy", "attachedBy"),

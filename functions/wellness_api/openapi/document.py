@@ -20,7 +20,8 @@ VERSION = "1.0.0"
 DESCRIPTION = (
     "A multi-tenant API for fitness, wellness and health-assessment apps: lessons, identity (sign-in tokens), API keys, "
     "Vital Scan, AI Move, fall risk, content, media generation, the AI assistant (the wellness chat and an "
-    "OpenAI-compatible proxy), analytics and privacy (export and erasure of one person's data). Partner backends call it with server API keys, apps with Firebase ID tokens, "
+    "OpenAI-compatible proxy), analytics and privacy (export and erasure of one person's data). Partner backends "
+    "call it with server API keys, apps with Firebase ID tokens, "
     "administrators with the ID token of an admin. Every response carries `x-request-id`.\n\n"
     "The curl examples work as written against the local stack (`make serve`) after "
     '`eval "$(bin/demo-env)"`, which sets BASE_URL, the demo credentials and ids.\n\n'

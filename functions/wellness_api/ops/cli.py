@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "wellness_api.ops.commands.assistant",
     "wellness_api.ops.commands.analytics",
     "wellness_api.ops.commands.retention",
+    "wellness_api.ops.commands.privacy",
 ]
 
 EMULATOR_DEFAULTS = {

@@ -22,6 +22,7 @@ AREA_SEEDERS: list[str] = [
     "wellness_api.media_generation.demo",
     "wellness_api.vital_scan.demo",
     "wellness_api.assistant.demo",
+    "wellness_api.privacy.demo",  # last: the demo player's export holds what every other seeder made
 ]
 MODULES_ON = [f"modules.{m}=true" for m in ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")]
 

@@ -7,9 +7,9 @@ _SUBJECT = ("subject.uid", "subject.email", "subject.externalUserId", "requested
 
 DECLARATION = AreaDeclaration("privacy", (
     Location("requests", "clients/{clientId}/privacyRequests/{requestId}", "audit", ByField("subject.uid", ("uid",)),
-             "hash", fields=_SUBJECT, storage_field="archivePath",
+             "hash", fields=_SUBJECT, storage_field="archivePath", export_omit=("requestedBy.uid",),
              note="export and erasure requests about the person; an export's archive (deleted on erasure)"),
-    Location("requested", "clients/{clientId}/privacyRequests/{requestId}", "audit",
+    Location("requested", "clients/{clientId}/privacyRequests/{requestId}", "authorship",
              ByField("requestedBy.uid", ("uid",)), "hash", fields=_SUBJECT,
              note="requests the person made as an admin: their id is replaced by its keyed hash"),
 ))

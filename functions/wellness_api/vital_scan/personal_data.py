@@ -9,7 +9,7 @@ from ..core.personal_data import Aggregate, AreaDeclaration, ByField, Location, 
 DECLARATION = AreaDeclaration("vital_scan", (
     Location("sessions", "clients/{clientId}/vitalScanSessions/{sessionId}", "health",
              ByField("userId", ("uid", "externalUserId")), "delete", fields=("userId",),
-             retention="retention.vitalScanDays",
+             retention="privacy.retentionDays.vitalScan",
              note="Vital Scan sessions: status, times, return URL and the measured metrics"),
     Location("scanTokens", "vitalScanTokens/{tokenHash}", "ephemeral",
              Referencing("sessionId", "sessions"), "delete",
