@@ -3,7 +3,7 @@
 #   make test     install, run the test suite inside the emulators   (make test PYTEST_ARGS='-k lessons -x')
 #   make bench    install, run bench/run.py inside the emulators     (make bench BENCH_ARGS='...')
 #   make fuzz     install, fuzz every documented operation through Hosting (make fuzz FUZZ_SECONDS=1800)
-#   make lint     ruff over functions, tests, bin and bench; mypy over functions/ (mypy.ini)
+#   make lint     ruff over functions, tests, bin, bench, support and devstack; mypy over functions/ (mypy.ini)
 #   make install  install what is missing (node_modules, functions/venv, java, emulator binaries)
 #   make clean    stop leftovers of a crashed run and remove .devstack/ (keeps node_modules and the venv)
 
