@@ -282,16 +282,27 @@ fi
 # which Hosting serves at /guide/. Not --strict: a broken link must not stop the stack (tests/docs/test_site.py
 # builds --strict and names it). Rebuilt when a page, an image, mkdocs.yml or the pinned versions change.
 guide_key="$(stack hash mkdocs.yml functions/requirements-dev.txt $(find docs -type f | LC_ALL=C sort))"
-if ! stamp_ok guide "$guide_key" || [ ! -f public/guide/index.html ] \
-    || [ ! -f public/guide/search/search_index.json ]; then
+build_guide() {
+  stamp_ok guide "$guide_key" && [ -f public/guide/index.html ] && [ -f public/guide/search/search_index.json ] \
+    && return 0
   log "building the docs site into public/guide/ (mkdocs) ..."
-  # Built beside and swapped in, so a stack serving the old site (another checkout's run) never sees it half-made.
-  rm -rf public/.guide.new public/.guide.old
-  NO_MKDOCS_2_WARNING=1 "$VENV/bin/python" -m mkdocs build --quiet --clean -f mkdocs.yml -d public/.guide.new >&2
-  [ -d public/guide ] && mv public/guide public/.guide.old
-  mv public/.guide.new public/guide
-  rm -rf public/.guide.old
+  # Built beside and swapped in, so a stack serving the old site never sees it half-made.
+  local new old
+  rm -rf public/.guide.new.* public/.guide.old.*  # left by a build that was killed (we hold the lock)
+  new="$(mktemp -d public/.guide.new.XXXXXX)"
+  old="public/.guide.old.$$"
+  NO_MKDOCS_2_WARNING=1 "$VENV/bin/python" -m mkdocs build --quiet --clean -f mkdocs.yml -d "$new" >&2
+  chmod 755 "$new"
+  if [ -d public/guide ]; then mv -T public/guide "$old"; fi
+  mv -T "$new" public/guide
+  rm -rf "$old"
   stamp_set guide "$guide_key"
+}
+# Stacks of one checkout (port offsets) may install at once: one builds, the others wait and find it built.
+if command -v flock >/dev/null; then
+  ( flock 9; build_guide ) 9>"$DEVSTACK_STATE/guide.lock"
+else
+  build_guide
 fi
 
 # ----------------------------------------------------------------------------- chromium (tests/browser)
