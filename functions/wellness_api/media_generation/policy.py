@@ -12,6 +12,7 @@ A key the policy does not honour is not an error: the job runs with the preset's
 
 import dataclasses
 import math
+from typing import Any
 
 from ..core.errors import ApiError
 from . import models
@@ -76,7 +77,7 @@ def apply(preset: Preset, requested: RequestedSettings | None, *, has_references
     _check_shape(preset, requested, has_references)
     base = preset.defaults
     mode_kind = "image" if has_references else "text"
-    settings = {
+    settings: dict[str, Any] = {
         "model": default_model,
         "generationMode": f"{mode_kind}-to-{preset.media_type}",
         "aspectRatio": base.aspectRatio,

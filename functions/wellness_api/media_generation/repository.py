@@ -122,7 +122,7 @@ def delete_job(client_id: str, job_id: str, seen: Seen) -> None:
 # ---------------------------------------------------------------------------------------- reads
 
 
-def job_pages(client_id: str, status: str | None, start_after: str | None) -> Iterator[dict]:
+def job_pages(client_id: str, status: str | None, start_after: str | None) -> Iterator[dict] | None:
     """The client's jobs newest first (createdAt, then id, descending), from after `start_after`, lazily.
 
     None (not a job) when `start_after` names no job of the client.

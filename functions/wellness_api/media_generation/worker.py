@@ -52,10 +52,11 @@ class Task:
     def parse(cls, data) -> "Task | None":
         if not isinstance(data, dict):
             return None
-        values = [data.get("clientId"), data.get("jobId"), data.get("queueEventId")]
-        if not all(isinstance(v, str) and v for v in values) or not all(map(tenancy.valid_id, values[:2])):
+        client_id, job_id, event_id = data.get("clientId"), data.get("jobId"), data.get("queueEventId")
+        if not (isinstance(client_id, str) and isinstance(job_id, str) and isinstance(event_id, str) and event_id
+                and tenancy.valid_id(client_id) and tenancy.valid_id(job_id)):
             return None
-        return cls(*values)
+        return cls(client_id, job_id, event_id)
 
 
 def asset_id_for(task: Task) -> str:
@@ -131,6 +132,7 @@ def _run(task: Task, lease_id: str, job: dict) -> str:
         path = repo.library_path(task.client_id, asset_id_for(task), media.content_type)
         _uploading(task, lease_id, media, path)
         token = repo.store_result(path, media.data, media.content_type)
+    assert path is not None  # a token already stored was found at the job's storagePath
     _finish(task, lease_id, job, path, token)
     return "available"
 
@@ -173,7 +175,7 @@ def _finish(task: Task, lease_id: str, job: dict, path: str, token: str) -> None
 
     def attempt() -> None:
         seen = _own(task, lease_id, (UPLOADING,))
-        stored = seen.data
+        stored = seen.existing()
         now = clock.now()
         asset = {
             "assetId": asset_id, "clientId": task.client_id, "mediaType": job["mediaType"],

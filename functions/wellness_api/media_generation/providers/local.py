@@ -29,7 +29,7 @@ class LocalProvider:
         return _image(request)
 
 
-def _palette(request: GenerationRequest) -> tuple[tuple[int, int, int], tuple[int, int, int], int]:
+def _palette(request: GenerationRequest) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     digest = hashlib.sha256(f"{request.prompt}\x00{request.seed}".encode()).digest()
     top = tuple(60 + b % 150 for b in digest[:3])
     bottom = tuple(30 + b % 120 for b in digest[3:6])
@@ -79,11 +79,11 @@ def _frame(width: int, height: int, request: GenerationRequest, phase: float = 0
     font = ImageFont.load_default(size=size)
     lines = textwrap.wrap(caption, width=max(12, int(width / (size * 0.55))))[:4]
     text = ImageDraw.Draw(image)
-    y = height - (len(lines) + 1) * size * 1.25
+    line_y = height - (len(lines) + 1) * size * 1.25
     for line in lines:
-        text.text((size, y), line, font=font, fill=(255, 255, 255), stroke_width=max(1, size // 12),
+        text.text((size, line_y), line, font=font, fill=(255, 255, 255), stroke_width=max(1, size // 12),
                   stroke_fill=(0, 0, 0))
-        y += size * 1.25
+        line_y += size * 1.25
     return image
 
 

@@ -6,6 +6,7 @@ trace. Any OpenAI-compatible Images endpoint works through MEDIA_IMAGE_BASE_URL.
 """
 
 import base64
+from typing import Any
 
 from .. import images
 from ..presets import LOCAL_IMAGE, LOCAL_VIDEO
@@ -59,8 +60,9 @@ class OpenAIImageProvider:
 
 
 def _message(exc) -> str:
-    body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error") if isinstance(body.get("error"), dict) else body
+    body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
+    nested = body.get("error")
+    error: dict[str, Any] = nested if isinstance(nested, dict) else body
     return str(error.get("message") or exc.message)
 
 

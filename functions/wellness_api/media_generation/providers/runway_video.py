@@ -14,6 +14,7 @@ import dataclasses
 import io
 import math
 import time
+from typing import Any
 
 import httpx
 import runwayml
@@ -130,18 +131,21 @@ class RunwayVideoProvider:
     def _start(self, client: runwayml.RunwayML, request: GenerationRequest) -> str:
         """The id of the task Runway started for the request."""
         name, model = self._model(request)
-        fields = {"model": name, "prompt_text": _prompt(request.prompt),
+        # The SDK's overloads are one per model name, which is chosen at run time: the fields are checked by Runway.
+        fields: dict[str, Any] = {"model": name, "prompt_text": _prompt(request.prompt),
                   "duration": duration_for(request.duration_seconds, model.durations)}
         if request.seed is not None:
             fields["seed"] = request.seed
         # A create retried after a timeout may have started a task already, and a second one would be billed too.
         create = client.with_options(max_retries=0)
         if request.references:
-            return create.image_to_video.create(**fields, ratio=ratio_for(request.resolution, model.image_ratios),
-                                                prompt_image=data_uri(request.references[0])).id
+            fields.update(ratio=ratio_for(request.resolution, model.image_ratios),
+                          prompt_image=data_uri(request.references[0]))
+            return create.image_to_video.create(**fields).id
         if not model.text_ratios:
             raise ProviderError(f"The video model {name} animates a reference image and this job has none.")
-        return create.text_to_video.create(**fields, ratio=ratio_for(request.resolution, model.text_ratios)).id
+        fields["ratio"] = ratio_for(request.resolution, model.text_ratios)
+        return create.text_to_video.create(**fields).id
 
     def _finished(self, client: runwayml.RunwayML, task_id: str, deadline: float):
         """The succeeded task, polled every poll_interval; cancelled at the vendor once the deadline passes."""
@@ -221,13 +225,14 @@ def _checked(data: bytes) -> tuple[bytes, int, int, float]:
     import av
 
     try:
-        with av.open(io.BytesIO(data)) as container:
+        with av.open(io.BytesIO(data), mode="r") as container:
             stream = container.streams.video[0]
             width, height, kind = stream.codec_context.width, stream.codec_context.height, container.format.name
             images.check_size(width, height, "The video provider's output")  # before a frame is decoded
             next(container.decode(stream))
-            seconds = container.duration / av.time_base if container.duration else float(stream.duration
-                                                                                           * stream.time_base)
+            # A stream without a duration or time base is a TypeError here, refused below as no readable video.
+            seconds = container.duration / av.time_base if container.duration else float(
+                stream.duration * stream.time_base)  # type: ignore[operator]
     except images.TooLarge as exc:
         raise ProviderError(f"{exc}.") from None
     except (av.FFmpegError, IndexError, StopIteration, TypeError, ValueError, OSError):
