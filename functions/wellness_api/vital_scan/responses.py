@@ -15,16 +15,17 @@ from . import metrics
 
 def _metric_type(kind: Any, name: str) -> Any:
     if isinstance(kind, dict):
-        fields = {member: (_metric_type(sub, f"{name}_{member}"), None) for member, sub in kind.items()}
+        fields: dict[str, Any] = {member: (_metric_type(sub, f"{name}_{member}"), None) for member, sub in kind.items()}
         return pydantic.create_model(f"Metrics_{name}", __config__=ConfigDict(extra="forbid"), **fields)
     return {metrics.NUMBER: float, metrics.STRING: str, metrics.NUMBERS_OR_STRING: list[float] | str}[kind]
 
 
+_METRIC_FIELDS: dict[str, Any] = {name: (_metric_type(kind, name), None) for name, kind in metrics.SCHEMA.items()}
 VitalScanMetrics = pydantic.create_model(
     "VitalScanMetrics",
     __config__=ConfigDict(extra="forbid"),
     __doc__="Every measurement is optional: an unavailable one is absent, never zero or null (2.12).",
-    **{name: (_metric_type(kind, name), None) for name, kind in metrics.SCHEMA.items()},
+    **_METRIC_FIELDS,
 )
 
 

@@ -9,6 +9,7 @@ import hashlib
 import math
 import secrets
 import threading
+from typing import Any, TypeGuard
 
 from ..core import clock, config, tenancy
 from ..core.errors import ApiError
@@ -169,13 +170,13 @@ def settle_unknown_commit(client_id: str, session_id: str, now) -> bool:
 class Change:
     """What a decision over a session's current state writes (nothing when `fields` is empty) and returns."""
 
-    result: object
+    result: Any  # the answer: a view, None, or _ENDED
     fields: dict = dataclasses.field(default_factory=dict)
     drop_token: str | None = None
     activity: dict[str, int] | None = None  # what the change adds to the daily rollup
 
 
-def _change_session(client_id: str, session_id: str, decide) -> object:
+def _change_session(client_id: str, session_id: str, decide) -> Any:
     """Read the session, `decide(data, now)`, write with compare-and-set; on a concurrent change, decide
     again on the new state. `data` is None for a missing, voided or deleted session."""
     for _ in range(repo.MAX_CONFLICTS):
@@ -244,8 +245,8 @@ class HostedRef:
     token_hash: str
 
 
-def _looks_like_token(token: str | None) -> bool:
-    return bool(token) and 20 <= len(token) <= 128 and all(c.isalnum() or c in "-_" for c in token)
+def _looks_like_token(token: str | None) -> TypeGuard[str]:
+    return token is not None and 20 <= len(token) <= 128 and all(c.isalnum() or c in "-_" for c in token)
 
 
 def resolve_token(token: str | None) -> HostedRef:
@@ -262,7 +263,7 @@ def resolve_token(token: str | None) -> HostedRef:
 _ENDED = object()
 
 
-def _hosted(ref: HostedRef, action) -> object:
+def _hosted(ref: HostedRef, action) -> Any:
     """Run `action(data, now) -> Change` on the token's session while it is not terminal.
 
     A session past its expiresAt is marked expired (written) and answered 410, like any ended one.
@@ -300,15 +301,17 @@ def hosted_start(ref: HostedRef) -> dict:
     return _hosted(ref, action)
 
 
-def _require_in_progress(data: dict) -> None:
+def _require_in_progress(data: dict) -> Change:
+    """409 unless the session is in progress; else no change (what the check alone decides)."""
     if data["status"] != IN_PROGRESS:
         raise ApiError(409, NOT_STARTED)
+    return Change(None)
 
 
 def hosted_measurement(ref: HostedRef, body: MeasurementBody) -> dict:
     """in_progress -> completed with the metrics the engine finds in the trace (none is legal)."""
     check_trace(body)
-    _hosted(ref, lambda data, now: Change(_require_in_progress(data)))  # refuse early, before the engine runs
+    _hosted(ref, lambda data, now: _require_in_progress(data))  # refuse early, before the engine runs
     raw, quality = _assess(engine.Trace(body.fps, body.t, body.rgb))
     result = metrics_mod.public_metrics(raw)
     reason = quality.get("reason") if result is None else None
