@@ -64,6 +64,13 @@ class Turn:
     request_id: str
     admission: metering.Admission | None = None  # slots and budget reservation, held until the turn ends
 
+    @property
+    def held(self) -> metering.Admission:
+        """The admission prepare() took: every turn it returns has one."""
+        if self.admission is None:
+            raise RuntimeError("the turn was not admitted")
+        return self.admission
+
 
 def prepare(principal, client: Client, body: models.WellnessChatBody, request_id: str,
             new_conversation_id: str | None = None) -> Turn:
@@ -87,6 +94,7 @@ def prepare(principal, client: Client, body: models.WellnessChatBody, request_id
     messages += [{"role": m["role"], "content": m.get("content") or ""} for m in history]
     messages.append({"role": "user", "content": body.message})
     model = registry.model_for(registry.default_model())
+    assert model is not None  # the default model is always served
     turn = Turn(client, principal.uid, locale, conversation_id, new, body.message, messages, model,
                 tools.offered(client), request_id)
     turn.admission = metering.hold(client, principal.uid, estimate(_request(turn, with_tools=True)))
@@ -113,10 +121,10 @@ def open_first(turn: Turn) -> tuple[Stream, dict[str, Any]]:
     try:
         return turn.model.open_stream(request), request
     except UpstreamError as exc:
-        turn.admission.close(0)
+        turn.held.close(0)
         raise upstream_failure(exc) from None
     except BaseException:
-        turn.admission.close(0)
+        turn.held.close(0)
         raise
 
 
@@ -188,7 +196,7 @@ class Run:
             # The last round offers no tools: the model answers with what it has read.
             self.request = _request(self.turn, with_tools=round_number + 1 < MAX_TOOL_ROUNDS)
             # Each further answer reserves its own cost: a turn never runs past a used-up budget.
-            if not self.turn.admission.reservation.add(estimate(self.request)):
+            if not self.turn.held.reservation.add(estimate(self.request)):
                 self.outcome = "failed"
                 yield from self._save_then(sse.event("error", {"error": metering.budget_used(self.turn.client).message}))
                 return
@@ -206,6 +214,7 @@ class Run:
         """Relay one model answer: its text as delta events the moment each chunk arrives."""
         self.current = current = _Round()
         splitter = sse.EventSplitter()
+        assert self.stream is not None  # opened by the caller
         for chunk in self.stream:
             for raw in splitter.feed(chunk):
                 data = sse.data_of(raw)
@@ -269,7 +278,7 @@ class Run:
             self.stream = None
         if not self.saved:
             self._save()
-        self.turn.admission.close(self.usage.total)
+        self.turn.held.close(self.usage.total)
         log.info("assistant turn", requestId=self.turn.request_id, clientId=self.turn.client.client_id,
                  outcome=self.outcome, tools=self.tools_used, promptTokens=self.usage.prompt_tokens,
                  completionTokens=self.usage.completion_tokens, estimated=self.usage.estimated,

@@ -92,7 +92,7 @@ def chat_estimate(body: dict[str, Any]) -> int:
 def embeddings_estimate(body: dict[str, Any]) -> int:
     value = body["input"]
     items = [value] if isinstance(value, str) or isinstance(value[0], int) else value
-    return sum(models.input_size(item) for item in items)
+    return sum(models.input_size(item) or 0 for item in items)  # EmbeddingsBody let through inputs only: never None
 
 
 class ProviderFault(ApiError):
@@ -166,7 +166,8 @@ def embed(client: Client, uid: str, request_id: str, model: ChatModel, body: dic
 
 def open_stream(model: ChatModel, body: dict[str, Any]) -> tuple[Stream, bool]:
     """Open the provider's stream before the response starts (a refusal is the request's error status)."""
-    options = body.get("stream_options") if isinstance(body.get("stream_options"), dict) else {}
+    sent = body.get("stream_options")
+    options: dict[str, Any] = sent if isinstance(sent, dict) else {}
     wants_usage = options.get("include_usage") is True
     try:
         stream = model.open_stream({**body, "stream_options": {**options, "include_usage": True}})

@@ -16,7 +16,7 @@ import re
 import struct
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from .. import sse, tokens
@@ -213,15 +213,19 @@ class LocalModel:
     def _turn(self, body: dict[str, Any]):
         messages = _messages(body)
         text, call = decide(messages, body.get("tools"))
-        completion = text if text is not None else call["name"] + call["arguments"]
+        if text is not None:
+            completion = text
+        else:
+            assert call is not None  # decide answers with text or a tool call
+            completion = call["name"] + call["arguments"]
         return text, call, _usage(body, messages, completion)
 
-    def open_stream(self, body: dict[str, Any]) -> Iterator[bytes]:
+    def open_stream(self, body: dict[str, Any]) -> Generator[bytes, None, None]:
         text, call, usage = self._turn(body)
         include_usage = isinstance(body.get("stream_options"), dict) and body["stream_options"].get("include_usage")
         return self._chunks(text, call, usage, bool(include_usage))
 
-    def _chunks(self, text, call, usage, include_usage: bool) -> Iterator[bytes]:
+    def _chunks(self, text, call, usage, include_usage: bool) -> Generator[bytes, None, None]:
         base = {"id": f"chatcmpl-local-{uuid.uuid4().hex}", "object": "chat.completion.chunk",
                 "created": int(time.time()), "model": MODEL}
 
