@@ -64,6 +64,7 @@ def _subject(principal: Principal, client: Client, user_id: str | None) -> str:
     if user_id is None or (principal.kind == "user" and user_id == principal.uid):
         if principal.kind == "client":
             raise ApiError(400, USER_ID_REQUIRED)
+        assert principal.uid is not None  # a user principal's uid is verified (core.auth)
         return principal.uid  # naming oneself is the same as naming no one (guests have no member record)
     if not tenancy.valid_id(user_id):
         raise ApiError(400, USER_DOES_NOT_EXIST)
@@ -123,7 +124,7 @@ def _seen(principal: Principal, client: Client, result_id: str) -> Seen:
 
 
 def get(principal: Principal, client: Client, result_id: str) -> dict[str, Any]:
-    return models.result_view(_seen(principal, client, result_id).data)
+    return models.result_view(_seen(principal, client, result_id).existing())
 
 
 def _check_cursor(start_after: str | None) -> None:

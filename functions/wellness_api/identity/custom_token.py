@@ -252,6 +252,7 @@ def password(grant: PasswordGrant, caller: str) -> Issued:
         raise _refuse_after_floor(started, invalid_credentials())
 
     uid = verification.uid
+    assert uid is not None  # toolkit gives every VERIFIED outcome its uid
     auth_user = repo.get_auth_user(uid)
     record = members.resolve(client, uid, lambda: auth_user) if auth_user is not None else None
     if record is None:
