@@ -45,6 +45,22 @@ def test_clean_minute_gives_rr_and_hr():
     assert metrics.public_metrics(result) == result  # every name and type is one the spec documents
 
 
+# Moderate 30 s bench traces whose clear pulse the halves test refused (one half's strongest peak elsewhere,
+# or a weak peak with irregular beats): a prominent peak one half shows confirms them (issue 27, goal 2).
+@pytest.mark.parametrize("seed", [2028, 2046, 2050, 2051])
+def test_a_prominent_pulse_one_half_misses_is_measured(seed):
+    case = synthetic.bench_case("moderate", 30, seed)
+    assert abs(measure(case)["hr"] - case.truth.hr) <= 1
+
+
+# Moderate 60 s bench traces with a noisy pulse wave (SNR below 0 dB): the beat series are not read, the colour
+# baseline's clear breathing peak alone gives rr (once omitted on all of them).
+@pytest.mark.parametrize("seed", [2017, 2024, 2025, 2028])
+def test_breathing_from_a_clear_colour_baseline_alone(seed):
+    case = synthetic.bench_case("moderate", 60, seed)
+    assert abs(measure(case)["rr"] - case.truth.rr) <= 1
+
+
 def test_hrv_is_reported_only_within_its_stated_tolerances():
     """SDNN within 10 ms and RMSSD within 25 ms of the generated beats' own values whenever reported
     (bench/vital_scan_accuracy.py states the same); si comes with them."""

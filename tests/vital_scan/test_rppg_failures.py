@@ -32,6 +32,8 @@ HR_FAILURES = [
     ("hard", 30, 2711),  # 158.7 -> 180.6
     ("hard", 30, 2841),  # 167.0 -> 190.4
     ("hard", 30, 20133),  # 49 bpm too low, the beats disagreeing
+    ("hard", 30, 2096),  # 65.2 -> 92.3: a prominent peak (15.9 x the median) neither half shows
+    ("hard", 60, 2314),  # 84.2 -> 104.6: a prominent peak (14.2) whose beats kept it loosely (gap 0.104)
     ("hard", 60, 2054),  # 113.5 -> 171.3
 ]
 
@@ -44,6 +46,8 @@ RR_FAILURES = [
     ("moderate", 60, 2354), ("moderate", 60, 2845), ("moderate", 60, 3006),
     # below the Mayer wave's lobe on a 30 s scan (9.6 -> 22.1, 10.3 -> 13.6, 8.9 -> 15.9), and 9.0 -> 12.3
     ("clean", 30, 2259), ("clean", 30, 2673), ("clean", 30, 2975), ("moderate", 60, 2063),
+    # the colour baseline alone, its peak not clear enough (share 0.52): 13.9 -> 19.9
+    ("moderate", 60, 2243), ("hard", 60, 2186),  # 14.0 -> 17.6, share 0.52
 ]
 
 # SDNN or RMSSD once reported beyond the stated tolerances
