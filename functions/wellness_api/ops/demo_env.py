@@ -13,7 +13,8 @@ token, creates one new Vital Scan session with the demo key, which spends one de
 new AI Move session and one new fall-risk result (FALL_RISK_RESULT_ID, which the docs' step samples complete)
 for the demo player, and one new content item of the demo client (CONTENT_ID, which the
 docs' delete sample may delete). The media jobs (MEDIA_*) and the demo player's conversation
-(CONVERSATION_ID) are the demo world's own: each seed restores them. PLAY_ID is a new play of LESSON_ID that
+(CONVERSATION_ID) are the demo world's own: each seed restores them; so is the demo player's completed privacy
+export (PRIVACY_REQUEST_ID), whose archive PRIVACY_DOWNLOAD_TOKEN opens for 15 minutes. PLAY_ID is a new play of LESSON_ID that
 the demo player started, which the samples may complete.
 A failure prints one line on stderr and exits 1; stdout then stays empty.
 """
@@ -57,6 +58,9 @@ NAMES = (
     "MEDIA_FAILED_VIDEO_JOB_ID",
     "CONVERSATION_ID",
     "PLAY_ID",
+    "PLAYER_UID",
+    "PRIVACY_REQUEST_ID",
+    "PRIVACY_DOWNLOAD_TOKEN",
 )
 HEADER = ("# ID tokens and CLIENT_TOKEN expire after an hour: run eval \"$(bin/demo-env)\" again "
           "(each run also creates a new Vital Scan session, one demo point).")
@@ -174,6 +178,7 @@ def collect() -> dict[str, str]:
     from ..assistant import demo as assistant
     from ..core import config, server_keys
     from ..media_generation import demo as media
+    from ..privacy import demo as privacy
     from . import demo
 
     base_url = config.base_url()
@@ -243,7 +248,21 @@ def collect() -> dict[str, str]:
         "MEDIA_FAILED_VIDEO_JOB_ID": media.FAILED_VIDEO,
         "CONVERSATION_ID": assistant.CONVERSATION_ID,
         "PLAY_ID": play["playId"],
+        "PLAYER_UID": client["player"]["uid"],
+        "PRIVACY_REQUEST_ID": privacy.EXPORT_ID,
+        "PRIVACY_DOWNLOAD_TOKEN": _privacy_download_token(client_id),
     }
+
+
+def _privacy_download_token(client_id: str) -> str:
+    """A fresh 15-minute token of the demo player's export (the seed made it), as GET .../requests/{id} hands out."""
+    from ..privacy import demo as privacy
+    from ..privacy import repository, service
+
+    link = service.download_link(repository.read(client_id, privacy.EXPORT_ID).data or {"type": "none", "status": ""})
+    if link is None:
+        raise DemoEnvError("the demo player's privacy export has not completed")
+    return link[0].rsplit("/", 1)[1]
 
 
 def render(values: dict[str, str]) -> str:

@@ -62,6 +62,12 @@ def _query(location: Location, keys: dict[str, str | None]):
         return firebase.db().document(path) if path else None
     collection_path = personal_data.fill(location.collection, keys)
     if collection_path is None:
+        if isinstance(find, ByField) and (values := [keys[n] for n in find.ids if keys.get(n)]):
+            # Under documents of any parent (content versions): a collection-group query (its single-field index is
+            # in firestore.indexes.json), whose results _mine() keeps to the declared path.
+            return firebase.db().collection_group(location.collection_id()).where(
+                filter=firestore.FieldFilter(find.field, "==", values[0]) if len(values) == 1
+                else firestore.FieldFilter(find.field, "in", values))
         return None
     collection = firebase.db().collection(collection_path)
     if isinstance(find, ByField):
@@ -92,6 +98,20 @@ def _stream(query, limit: int, start_after=None) -> list:
         return []
     snap = query.get()
     return [snap] if snap.exists else []
+
+
+def _mine(location: Location, snaps: list, keys: dict) -> list:
+    """The documents at the location's own path (a collection-group query also finds namesakes elsewhere)."""
+    pattern = location.path.split("/")
+    kept = []
+    for snap in snaps:
+        parts = snap.reference.path.split("/")
+        if len(parts) != len(pattern):
+            continue
+        if all(p == s or (p.startswith("{") and (p != "{clientId}" or s == keys["clientId"]))
+               for p, s in zip(pattern, parts, strict=True)):
+            kept.append(snap)
+    return kept
 
 
 def _child_snaps(child: Location, parent_snap, keys: dict, limit: int, start_after=None) -> list:
@@ -210,7 +230,7 @@ def collect(area: AreaDeclaration, subject: Subject, extra: Callable[[str], dict
         query = _query(location, keys)
         if query is None:
             continue
-        for snap in _stream(query, MAX_EXPORT_DOCUMENTS_PER_AREA + 1):
+        for snap in _mine(location, _stream(query, MAX_EXPORT_DOCUMENTS_PER_AREA + 1), keys):
             if not out.add(location, snap, ids):
                 break
             for child in _children(area, location):
@@ -337,7 +357,7 @@ def erase_area(area: AreaDeclaration, subject: Subject, counter: Counter, skip_i
             snaps = _stream(query, BATCH, cursor)
             if not snaps:
                 break
-            _erase_snaps(location, snaps, area, subject, counter, skip_ids)
+            _erase_snaps(location, _mine(location, snaps, keys), area, subject, counter, skip_ids)
             cursor = snaps[-1]
     for prefix in area.storage:
         path = personal_data.fill(prefix.prefix, keys)

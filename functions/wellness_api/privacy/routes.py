@@ -33,7 +33,7 @@ def _client(principal: auth.Principal) -> tenancy.Client:
                       "ids from what the client keeps: activity counts, usage records, content they authored), then "
                       "the Auth user. An open request of the same type about the same person is answered instead of "
                       "a new one (200).",
-          security=[ID_TOKEN], body=CreateRequestBody, example={"type": "export", "uid": "PLAYER_UID"},
+          security=[ID_TOKEN], body=CreateRequestBody, example={"type": "export", "uid": "$PLAYER_UID"},
           responses={202: PrivacyRequestAnswer, 200: PrivacyRequestAnswer},
           errors=[error(400, "Invalid body: unknown type, a uid of more than 128 characters, unknown fields."),
                   error(403, "A player or guest asking about someone else."),

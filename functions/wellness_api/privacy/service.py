@@ -143,7 +143,7 @@ def view(record: dict, *, with_link: bool = False) -> dict[str, Any]:
     return {
         "requestId": record["requestId"], "type": record["type"], "status": record["status"],
         "subject": ({"uid": subject.get("uid"), "email": subject.get("email"),
-                     "externalUserId": subject.get("externalUserId")} if subject else None),
+                     "externalUserId": subject.get("externalUserId")} if subject and subject.get("uid") else None),
         "subjectHash": (record.get("subjectHash") or {}).get("uid") or "",
         "requestedBy": {"kind": by.get("kind", "user"), "uid": by.get("uid"), "role": by.get("role")},
         "createdAt": clock.iso(record["createdAt"]), "updatedAt": clock.iso(record["updatedAt"]),
