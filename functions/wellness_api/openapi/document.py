@@ -9,7 +9,7 @@ from typing import Any
 
 import flask
 from pydantic import BaseModel, RootModel
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from ..core import openapi
 from ..core.errors import BODY_TOO_LARGE
@@ -143,8 +143,8 @@ def build() -> dict[str, Any]:
 # ------------------------------------------------------------------------------ schemas
 
 
-def _models(ops: list[Operation]) -> set[tuple[type[BaseModel], str]]:
-    wanted: set[tuple[type[BaseModel], str]] = set()
+def _models(ops: list[Operation]) -> set[tuple[type[BaseModel], JsonSchemaMode]]:
+    wanted: set[tuple[type[BaseModel], JsonSchemaMode]] = set()
     for op in ops:
         if op.body is not None:
             wanted.add((op.body, "validation"))
@@ -156,7 +156,7 @@ def _models(ops: list[Operation]) -> set[tuple[type[BaseModel], str]]:
     return wanted
 
 
-def _schemas(ops: list[Operation]) -> tuple[dict[str, Any], dict[tuple[type[BaseModel], str], dict[str, str]]]:
+def _schemas(ops: list[Operation]) -> tuple[dict[str, Any], dict[tuple[Any, JsonSchemaMode], dict[str, Any]]]:
     wanted = sorted(_models(ops), key=lambda item: (item[0].__name__, item[1]))
     refs, schema = models_json_schema(wanted, ref_template="#/components/schemas/{model}")
     return _tidy(schema.get("$defs", {})), refs
@@ -223,6 +223,7 @@ def _parameters(op: Operation, refs) -> list[dict[str, Any]]:
 
 def _request_body(op: Operation, refs) -> dict[str, Any]:
     media = "multipart/form-data" if op.form else JSON
+    assert op.body is not None  # asked only for operations with a body
     content: dict[str, Any] = {"schema": refs[(op.body, "validation")]}
     if op.example is not None:
         content["example"] = op.example

@@ -9,6 +9,7 @@ import hashlib
 import importlib
 import os
 import urllib.request
+from typing import Any
 
 from ..api_keys import service as api_keys
 from ..core import config, firebase, provisioning, server_keys, tenancy, users
@@ -26,12 +27,12 @@ AREA_SEEDERS: list[str] = [
 ]
 MODULES_ON = [f"modules.{m}=true" for m in ("aiMove", "vitalScan", "mediaGeneration", "wellnessChat", "analytics")]
 
-OPERATOR = {
+OPERATOR: dict[str, Any] = {
     "clientId": "operator", "name": "Wellness Platform Operator", "hostnames": ["operator.localhost"],
     "settings": MODULES_ON,
     "admin": {"email": "admin@operator.example", "password": "operator-admin-pass", "displayName": "Platform Admin"},
 }
-DEMO_CLIENTS = [
+DEMO_CLIENTS: list[dict[str, Any]] = [
     {
         "clientId": "demo-fitness", "name": "Demo Fitness", "hostnames": ["demo-fitness.localhost"],
         "settings": [
@@ -78,7 +79,7 @@ def _ensure_client(spec: dict, operator: bool) -> Client:
         client = provisioning.create_client(spec["clientId"], spec["name"], spec["hostnames"], operator)
     if spec.get("settings"):
         provisioning.configure_client(client.client_id, spec["settings"])
-        client = tenancy.get_client(client.client_id)
+        client = provisioning.require_client(client.client_id)
     return client
 
 
@@ -105,7 +106,7 @@ def seed(reset: bool = False) -> dict:
     if reset:
         reset_emulators()
     operator = _ensure_client(OPERATOR, operator=True)
-    world = {
+    world: dict[str, Any] = {
         "baseUrl": config.base_url(),
         "projectId": config.project_id(),
         "authEmulator": f"http://{os.environ['FIREBASE_AUTH_EMULATOR_HOST']}",
