@@ -9,7 +9,7 @@ le=100)]`), so a type checker sees the plain type: a call in an annotation is no
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import Any
 
 import annotated_types
 from pydantic import StrictFloat, StrictInt, WithJsonSchema
@@ -51,13 +51,3 @@ class QueryRange(annotated_types.GroupedMetadata):
         yield annotated_types.Ge(self.ge)
         yield annotated_types.Le(self.le)
         yield QUERY_INT_CONVERSION
-
-
-def bounded_number(*, le: float, ge: float | None = None, gt: float | None = None) -> Any:
-    """The type `Annotated[Number, NumberRange(...)]`, made at run time: mypy cannot read it in an annotation."""
-    return Annotated[Number, NumberRange(le=le, ge=ge, gt=gt)]
-
-
-def query_int(*, ge: int, le: int) -> Any:
-    """The type `Annotated[int, QueryRange(...)]`, made at run time: mypy cannot read it in an annotation."""
-    return Annotated[int, QueryRange(ge=ge, le=le)]

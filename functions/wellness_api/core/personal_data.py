@@ -179,7 +179,7 @@ class Subject:
     def ids(self) -> dict[str, str]:
         """The ids that must not survive an erasure (uid, email, external id), those that are set."""
         keys = self.keys()
-        return {name: keys[name] for name in PERSON_IDS if keys[name]}
+        return {name: value for name in PERSON_IDS if (value := keys[name])}
 
 
 def fill(template: str, keys: dict[str, str | None]) -> str | None:

@@ -4,7 +4,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.bounds import query_int
+from ..core.bounds import QueryRange
 
 EXPORT, ERASE = "export", "erase"
 QUEUED, RUNNING, COMPLETED, FAILED = "queued", "running", "completed", "failed"
@@ -36,7 +36,7 @@ class CreateRequestBody(BaseModel):
 class RequestsQuery(BaseModel):
     """GET /api/privacy/requests: the client's audit trail, newest first."""
 
-    limit: query_int(ge=1, le=PAGE_MAX) = Field(default=PAGE_DEFAULT, description=f"Page size, 1 to {PAGE_MAX}.")
+    limit: Annotated[int, QueryRange(ge=1, le=PAGE_MAX)] = Field(default=PAGE_DEFAULT, description=f"Page size, 1 to {PAGE_MAX}.")
     startAfter: Id | None = Field(default=None, description="The requestId of the last request of the previous page.")
     type: Literal["export", "erase"] | None = None
     status: Literal["queued", "running", "completed", "failed"] | None = None

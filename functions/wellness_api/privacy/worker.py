@@ -20,6 +20,7 @@ least once, and a worker may stop anywhere (timeout, crash, deploy), so:
 import dataclasses
 import datetime as dt
 import secrets
+from typing import Any
 
 from ..core import clock, firebase, personal_data, revocation, tenancy, transactions
 from ..core import logging as log
@@ -99,7 +100,7 @@ def _failed_attempt(task: Task, record: dict, exc: Exception) -> None:
     log.error(f"privacy request attempt failed: {type(exc).__name__}", clientId=task.client_id,
               requestId=task.request_id, attempt=record.get("attemptCount"))
     final = record.get("attemptCount", 0) >= MAX_ATTEMPTS
-    fields = {"leaseId": None, "leaseUntil": None, "updatedAt": clock.now()}
+    fields: dict[str, Any] = {"leaseId": None, "leaseUntil": None, "updatedAt": clock.now()}
     if final:
         fields.update({"status": models.FAILED, "error": f"{type(exc).__name__} after {MAX_ATTEMPTS} attempts"})
     try:

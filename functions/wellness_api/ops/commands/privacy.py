@@ -34,7 +34,7 @@ def _request(args, kind: str) -> dict:
                 time.sleep(POLL_SECONDS)  # a worker of the task queue is on it
             except Exception as exc:  # noqa: BLE001 - the attempt is recorded; the task queue retries it
                 raise CliError(f"privacy request {record['requestId']} attempt failed: {type(exc).__name__}") from None
-            record = repo.read(client.client_id, record["requestId"]).data
+            record = repo.read(client.client_id, record["requestId"]).existing()  # requests are never deleted
             if time.monotonic() > deadline:
                 raise CliError(f"privacy request {record['requestId']} still {record['status']} after "
                                f"{WAIT_SECONDS} s")
