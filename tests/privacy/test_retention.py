@@ -218,14 +218,16 @@ def test_the_operator_cli_sweeps_one_client_now(clinic):
     assert kept(clinic, made) == {kind: False for kind in ALL_KINDS}
 
 
-def test_the_schedule_resumes_after_the_client_where_its_last_run_stopped(monkeypatch, tenant):
+def test_the_schedule_resumes_after_the_client_where_its_last_run_stopped(monkeypatch, make_tenant):
+    make_tenant(), make_tenant(), make_tenant()  # three clients after the cursor at least, whatever else ran
     cursor = firebase.db().collection(retention.CURSOR[0]).document(retention.CURSOR[1])
-    cursor.set({"resumeAfter": None})
+    # From the tests' own clients (t-...), past the demo world's (demo-..., operator).
+    cursor.set({"resumeAfter": "t-"})
     monkeypatch.setattr(retention, "BUDGET_SECONDS", 0)  # one client per run
     first = retention.run_scheduled()
     second = retention.run_scheduled()
     assert first["clients"] == second["clients"] == 1
-    assert first["resumeAfter"] < second["resumeAfter"] == cursor.get().get("resumeAfter")
+    assert "t-" < first["resumeAfter"] < second["resumeAfter"] == cursor.get().get("resumeAfter")
 
 
 def test_client_configure_refuses_bad_periods(tenant):
