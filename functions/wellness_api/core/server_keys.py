@@ -10,6 +10,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import secrets
+import threading
 
 from google.cloud.firestore import DocumentReference
 
@@ -78,10 +79,36 @@ def authenticate(raw: str | None) -> KeyMatch | None:
     return KeyMatch(data["clientId"], data["keyId"], key_hash, data.get("lastUsedAt"))
 
 
+class _Claims:
+    """When this process last set out to record each key's use. An instance serves many requests of one key at
+    once; every one of them read the same stale lastUsedAt, and each wrote the two documents, once a minute."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._at: dict[str, dt.datetime] = {}
+
+    def claim(self, key_hash: str, now: dt.datetime) -> bool:
+        with self._lock:
+            last = self._at.get(key_hash)
+            if last is not None and dt.timedelta(0) <= now - last < LAST_USED_GRANULARITY:
+                return False
+            if len(self._at) >= MAX_CLAIMS:
+                self._at.clear()
+            self._at[key_hash] = now
+            return True
+
+
+MAX_CLAIMS = 10_000  # keys in use on one instance within a minute; a few hundred kB at most
+_claims = _Claims()
+
+
 def touch(match: KeyMatch) -> None:
-    """Record use, at most once per LAST_USED_GRANULARITY; never fails the caller's request."""
+    """Record use, at most once per LAST_USED_GRANULARITY (and per instance, whatever the requests in flight);
+    never fails the caller's request."""
     now = clock.now()
     if match.last_used_at is not None and now - match.last_used_at < LAST_USED_GRANULARITY:
+        return
+    if not _claims.claim(match.key_hash, now):
         return
     db = firebase.db()
     batch = db.batch()
