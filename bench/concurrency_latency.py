@@ -7,7 +7,8 @@ in a child process whose FIRESTORE_EMULATOR_HOST and FIREBASE_AUTH_EMULATOR_HOST
 (bench/latency_proxy.py) that delay every chunk by DELAY_MS each way. The proxies run in this (the parent) process,
 so their CPU is not counted as the function's and they do not take the measured process's GIL. The variables must
 be set before the child imports anything: the Firebase app and its clients are made once per process
-(core/firebase.py). Storage is not proxied: none of the measured requests calls it.
+(core/firebase.py). Storage is not proxied: none of the measured requests calls it. The child runs without the
+stack's test-only query and write recorders (WELLNESS_FIRESTORE_QUERY_LOG), which production never runs.
 
 The delay. Published figures: Google Cloud bases its zone requirements on Google Cloud's own, under 1 ms round trip
 at the physical layer between any two zones of a region
@@ -31,6 +32,7 @@ import time
 
 DELAY_MS = 5.0
 PROXIED = ("FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST")
+RECORDERS = "WELLNESS_FIRESTORE_QUERY_LOG"  # core/query_record.py ENV; the write recorder follows it
 TIMEOUT_S = 900  # the child's whole run; a few minutes is normal
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -44,6 +46,9 @@ def run(names: list[str] | None, delay_ms: float) -> list:
     with DelayProxies(targets, delay_ms) as proxies, tempfile.TemporaryDirectory() as tmp:
         out = pathlib.Path(tmp) / "levels.json"
         env = {**os.environ, **proxies.hosts}
+        # The stack's test-only recorders (core/query_record.py, core/write_record.py: a stack walk, shapes and
+        # digests per RPC, appended to files) never run in production, so the measured child runs without them.
+        env.pop(RECORDERS, None)
         proxy_cpu, child_cpu = time.process_time(), _children_cpu()  # this process only waits: its CPU is the proxies'
         subprocess.run([sys.executable, "-m", "bench.concurrency_latency", str(out), str(delay_ms), *(names or [])],
                        cwd=ROOT, env=env, check=True, timeout=TIMEOUT_S)
