@@ -245,13 +245,15 @@ def test_client_configure_refuses_bad_periods(tenant):
 
 
 def test_the_declarations_name_the_retention_settings_the_sweep_enforces():
-    """core/personal_data.py's Location.retention is the docs' and the export's word for how long data is kept: it
-    must name the setting that retention.py enforces for that collection, and nothing else."""
+    """core/personal_data.py's Location.retention is the docs' word for how long data is kept: it must name the
+    setting that retention.py enforces on that collection, and nothing else; what hangs off a swept document (its
+    declared sub-collections, its Storage objects) must go with it."""
     declared: dict[str, list] = {}
     for decl in personal_data.registry():
         for loc in decl.locations:
             if loc.path.startswith("clients/{clientId}/") and loc.path.count("/") == 3:
                 declared.setdefault(loc.collection_id(), []).append((decl.area, loc))
+    by_setting = {kind.setting: (kind.collection, *kind.children) for kind in retention.KINDS}
     wrong = []
     for kind in retention.KINDS:
         locations = declared.get(kind.collection, [])
@@ -262,9 +264,25 @@ def test_the_declarations_name_the_retention_settings_the_sweep_enforces():
             wrong.append(f"functions/wellness_api/{area}/personal_data.py: Location {location.name!r} "
                          f"({location.path}) has retention={location.retention!r}; the sweep enforces "
                          f"{kind.setting!r} there")
+        for area, location in locations:
+            file = f"functions/wellness_api/{area}/personal_data.py"
+            if location.storage_field:
+                wrong.append(f"{file}: Location {location.name!r} names Storage objects ({location.storage_field}) the "
+                             f"sweep does not delete: privacy/retention.py must delete them with the documents")
+            declared_area = personal_data.declaration(area)
+            for child in declared_area.locations:
+                if (isinstance(child.find, personal_data.Under) and child.find.parent == location.name
+                        and child.collection_id() not in kind.children):
+                    wrong.append(f"{file}: {child.path} hangs off {location.name!r}, and privacy/retention.py's kind "
+                                 f"{kind.name!r} does not delete it with its parent (Kind.children)")
     for decl in personal_data.registry():
         for location in decl.locations:
+            file = f"functions/wellness_api/{decl.area}/personal_data.py"
             if location.retention and location.retention not in settings.SETTINGS:
-                wrong.append(f"functions/wellness_api/{decl.area}/personal_data.py: Location {location.name!r} names "
-                             f"retention={location.retention!r}, which is no tenant setting")
+                wrong.append(f"{file}: Location {location.name!r} names retention={location.retention!r}, which is no "
+                             "tenant setting")
+            elif location.retention and location.collection_id() not in by_setting.get(location.retention, ()):
+                wrong.append(f"{file}: Location {location.name!r} ({location.path}) names retention="
+                             f"{location.retention!r}, which privacy/retention.py does not enforce there (only on "
+                             f"{sorted(by_setting.get(location.retention, ()))})")
     assert not wrong, "\n".join(sorted(set(wrong)))

@@ -47,6 +47,7 @@ class Kind:
     age_field: str  # the timestamp the period runs from
     read: tuple[str, ...]  # the fields the deletion needs (nothing else of the health data is read)
     delete: Callable[[str, list], int]  # (client id, snapshots) -> documents deleted
+    children: tuple[str, ...] = ()  # sub-collections `delete` removes with each document
 
     @property
     def setting(self) -> str:
@@ -117,7 +118,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("vitalScan", "vitalScanSessions", "createdAt", (), _delete_plain),
     Kind("fallRisk", "fallRiskResults", "createdAt", ("userId",), _delete_fall_risk),
     Kind("aiMove", "aiMoveSessions", "createdAt", (), _delete_plain),
-    Kind("assistant", "assistantConversations", "updatedAt", ("messageCount",), _delete_conversations),
+    Kind("assistant", "assistantConversations", "updatedAt", ("messageCount",), _delete_conversations,
+         children=("messages",)),
 )
 
 
