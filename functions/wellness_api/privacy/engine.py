@@ -16,6 +16,7 @@ import io
 import json
 import zipfile
 from collections.abc import Callable, Iterator
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from google.cloud import firestore
@@ -117,6 +118,7 @@ def _mine(location: Location, snaps: list, keys: dict) -> list:
 def _child_snaps(child: Location, parent_snap, keys: dict, limit: int, start_after=None) -> list:
     if isinstance(child.find, Under):
         return _stream(parent_snap.reference.collection(child.collection_id()), limit, start_after)
+    assert isinstance(child.find, Referencing)  # a child is found Under its parent or Referencing it
     collection_path = personal_data.fill(child.collection, keys)
     if collection_path is None:
         return []
@@ -134,9 +136,9 @@ def _child_snaps(child: Location, parent_snap, keys: dict, limit: int, start_aft
 
 def _get_path(data: dict, dotted: str) -> list[tuple[list[str], Any]]:
     """Every (path, value) a dotted field names in `data` (`*` matches any key of a map)."""
-    found = [([], data)]
+    found: list[tuple[list[str], Any]] = [([], data)]
     for part in dotted.split("."):
-        nxt = []
+        nxt: list[tuple[list[str], Any]] = []
         for path, value in found:
             if not isinstance(value, dict):
                 continue
@@ -150,7 +152,7 @@ def _get_path(data: dict, dotted: str) -> list[tuple[list[str], Any]]:
 
 def anonymised_fields(location: Location, data: dict, ids: set[str]) -> dict[str, None]:
     """{field path: None} for the declared fields that hold one of the person's ids (an update's field paths)."""
-    fields = {}
+    fields: dict[str, None] = {}
     for dotted in location.fields:
         for path, value in _get_path(data, dotted):
             if isinstance(value, str) and value in ids:
@@ -298,7 +300,7 @@ class Counter:
 
 
 def _erase_snaps(location: Location, snaps: list, area: AreaDeclaration, subject: Subject, counter: Counter,
-                 skip_ids: set[str]) -> int:
+                 skip_ids: AbstractSet[str]) -> int:
     """Erase these documents of `location` (their children first) in one commit; returns how many were handled."""
     ids = set(subject.ids().values())
     batch = firebase.db().batch()
@@ -319,10 +321,11 @@ def _erase_snaps(location: Location, snaps: list, area: AreaDeclaration, subject
             deleted += 1
         elif location.erase in ("anonymise", "hash") or keep:
             fields = anonymised_fields(location, data, ids)
-            storage_path = data.get(location.storage_field) if location.storage_field and not keep else None
-            if isinstance(storage_path, str) and storage_path:
+            storage_field = location.storage_field
+            storage_path = data.get(storage_field) if storage_field and not keep else None
+            if storage_field and isinstance(storage_path, str) and storage_path:
                 repo.delete_object(storage_path)
-                fields[location.storage_field] = None
+                fields[storage_field] = None
             if fields:
                 batch.update(snap.reference, fields)
                 anonymised += 1

@@ -112,7 +112,7 @@ def get(principal: Principal, client: Client, request_id: str) -> dict:
 
 
 def page(client: Client, query: models.RequestsQuery) -> tuple[list[dict], str | None]:
-    filters = {}
+    filters: dict[str, Any] = {}
     if query.type:
         filters["type"] = query.type
     if query.status:
