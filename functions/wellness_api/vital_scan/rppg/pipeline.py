@@ -5,11 +5,10 @@ is omitted rather than guessed (2.12):
 
 - hr: the spectral peak (checked against its sub-harmonics) must pass the SNR, stability and
   harmonic-ambiguity gates of `spectrum`, the colour change at that rate must point along the blood-volume
-  signature (`pos.signature`) and the beats found on the wave must keep that rate (BEAT_RATE_GAP). Then the
-  rate is confirmed either by both halves of the trace peaking at it and, for a weak peak, regular beats
-  (WEAK_SNR, WEAK_BEATS), or by a peak far above the noise (`spectrum.PROMINENT`) that one half of the trace
-  shows too and whose beats keep its rate closely (PROMINENT_GAP): masked motion and noise make the halves and
-  the beats of many a clear pulse fail.
+  signature (`pos.signature`), the beats found on the wave must keep that rate (BEAT_RATE_GAP) and both
+  halves of the trace must peak at it. A weak peak also needs regular beats (WEAK_SNR, WEAK_BEATS), unless it
+  stands far above the noise (`spectrum.PROMINENT`) and the beats keep its rate closely (PROMINENT_GAP):
+  masked motion and noise make the beats of many a clear pulse irregular.
 - rr: at least two respiratory modulations clear and all clear ones agreeing, or the colour baseline's alone
   when beyond doubt (`respiration`); the beat amplitudes and intervals count only from a clean wave
   (BEAT_MIN_SNR).
@@ -33,8 +32,7 @@ BEAT_RATE_GAP = 0.12  # the beats' median rate within this share of the spectral
 # A weak peak (SNR below WEAK_SNR) needs regular beats: at least WEAK_BEATS of the intervals between the
 # peaks found on the wave pass the artefact rules (every wrong rate the bench found had fewer).
 WEAK_SNR, WEAK_BEATS = -4.0, 0.65
-# A prominent peak confirms the rate without both halves and regular beats only if the beats' median rate is
-# this close (the bench found a wrong rate at 0.104: hard, 60 s, seed 2314).
+# A prominent peak stands in for regular beats only if the beats' median rate is this close.
 PROMINENT_GAP = 0.08
 BEAT_AGREEMENT = 0.1  # the beats' mean rate must be within 10 % of the spectral rate
 BEAT_MIN_SNR = 0.0  # dB: beat intervals (rr) are read only from a clean pulse wave
@@ -112,11 +110,10 @@ def assess(fps: float, t_ms: list[float], rgb: list[list[float]]) -> tuple[dict[
 
 
 def _confirmed(peak: spectrum.Peak, q: dict[str, Any]) -> bool:
-    """Both halves peak at the rate and a weak peak has regular beats, or the peak is prominent, one half
-    peaks at the rate and the beats keep it closely."""
+    """Both halves peak at the rate, and a weak peak has regular beats or is prominent with beats that keep
+    its rate closely."""
     regular = q["snr_db"] >= WEAK_SNR or q["beats_accepted"] >= WEAK_BEATS
-    return (peak.halves == 2 and regular) or \
-        (peak.prominent and peak.halves >= 1 and q["beat_rate_gap"] <= PROMINENT_GAP)
+    return peak.halves == 2 and (regular or (peak.prominent and q["beat_rate_gap"] <= PROMINENT_GAP))
 
 
 def _timing_noise(peaks: np.ndarray, upstrokes: np.ndarray) -> float | None:
