@@ -67,10 +67,16 @@ def digest(key: bytes, token: str) -> str:
     return hmac.digest(key, token.lower().encode(), hashlib.sha256).hex()[:20]
 
 
-@functools.lru_cache(maxsize=16_384)
 def _digests(key: bytes, text: str) -> tuple[tuple[str, bool], ...]:
-    """(digest, whether the token is the whole string) of each token; the same strings (a client id, a status, the
-    writer's uid) come back write after write."""
+    """(digest, whether the token is the whole string) of each token. The same short strings (a client id, a status,
+    the writer's uid) come back write after write: those are cached; a long text is not kept in memory."""
+    if len(text) <= 256:
+        return _short_digests(key, text)
+    return tuple((digest(key, token), token == text) for token in tokens(text))
+
+
+@functools.lru_cache(maxsize=16_384)
+def _short_digests(key: bytes, text: str) -> tuple[tuple[str, bool], ...]:
     return tuple((digest(key, token), token == text) for token in tokens(text))
 
 
