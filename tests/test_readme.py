@@ -37,6 +37,7 @@ DEMO_NAMES = (
     "CATEGORY_KEY", "MEDIA_JOB_ID", "MEDIA_FAILED_JOB_ID", "MEDIA_VIDEO_JOB_ID", "MEDIA_FAILED_VIDEO_JOB_ID",
     "CONVERSATION_ID",
     "PLAY_ID",
+    "PLAYER_UID", "PRIVACY_REQUEST_ID", "PRIVACY_DOWNLOAD_TOKEN",
 )
 SKIP_MARK = re.compile(r"^<!--\s*not run:\s*(?P<reason>\S.*?)\s*-->$")
 EXPECT = re.compile(r"#\s*->\s*(?P<status>\d{3})\b")
@@ -132,7 +133,7 @@ def readme_blocks(text: str, page: str = "README.md") -> list[Block]:
 # README.md's map of the docs lists them in this order.
 PAGES = ["README.md"] + [f"docs/{name}.md" for name in (
     "api-reference", "dev-stack", "emulators", "limits", "architecture", "operations", "api-keys", "identity", "lessons",
-    "vital-scan", "ai-move", "content", "fall-risk", "media-generation", "assistant", "analytics", "performance",
+    "vital-scan", "ai-move", "content", "fall-risk", "media-generation", "assistant", "analytics", "privacy", "performance",
     "security", "deploy", "capacity")]
 README_MAX_LINES = 400
 BLOCKS = [block for page in PAGES if (ROOT / page).is_file()

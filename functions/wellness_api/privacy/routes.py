@@ -31,10 +31,10 @@ def _client(principal: auth.Principal) -> tenancy.Client:
                       "it with GET /api/privacy/requests/{requestId}. An export collects every area's documents and "
                       "files about the person into one zip archive; an erasure deletes them (or removes the person's "
                       "ids from what the client keeps: activity counts, usage records, content they authored), then "
-                      "the Auth user. An open request of the same type about the same person is answered instead of "
-                      "a new one (200).",
+                      "the Auth user. While a request of the same type about the same person is queued or running, "
+                      "that request is the answer, not a new one.",
           security=[ID_TOKEN], body=CreateRequestBody, example={"type": "export", "uid": "$PLAYER_UID"},
-          responses={202: PrivacyRequestAnswer, 200: PrivacyRequestAnswer},
+          responses={202: PrivacyRequestAnswer},
           errors=[error(400, "Invalid body: unknown type, a uid of more than 128 characters, unknown fields."),
                   error(403, "A player or guest asking about someone else."),
                   error(404, "The uid is not a member of the caller's client."),
@@ -45,9 +45,9 @@ def create_request():
     body = http.parse_body(CreateRequestBody)
     service.check_may_ask(principal, body.uid)
     client = _client(principal)
-    record, created = service.create(client, service.Requester.of(principal), body.type, body.uid)
+    record, _ = service.create(client, service.Requester.of(principal), body.type, body.uid)
     response = flask.jsonify({"request": service.view(record, with_link=True)})
-    response.status_code = 202 if created else 200
+    response.status_code = 202
     return response
 
 
