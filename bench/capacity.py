@@ -306,7 +306,9 @@ class Function:
 
 def functions() -> dict[str, Function]:
     """Every function's resources as functions/main.py declares them (what `firebase deploy` reads)."""
-    import main
+    from bench.concurrency import functions_main
+
+    main = functions_main()
 
     found = {}
     for name in dir(main):
@@ -430,8 +432,9 @@ def ceilings() -> list[Ceiling]:
                 "clients/{id}/mediaJobAdmission/active", "media_generation/repository.py ADMISSION", 2, 1, "tenant"),
         Ceiling("assistant token shards (usage settled per request)", "clients/{id}/assistantTokens/{month}_{nn}",
                 "assistant/repository.py TOKEN_SHARDS", 1, assistant.TOKEN_SHARDS, "tenant and month"),
-        Ceiling("assistant budget ledger (reserve, then settle, per request)", "clients/{id}/assistantTokens/{month}_budget",
-                "assistant/repository.py ledger_ref", 2, 1, "tenant and month"),
+        Ceiling("assistant budget ledger (reserve, then settle, per request, on one shard)",
+                "clients/{id}/assistantTokens/{month}_budget_{nn}", "assistant/repository.py LEDGER_SHARDS", 2,
+                assistant.LEDGER_SHARDS, "tenant and month"),
         Ceiling("AI Move statistics of a user (a completed session)", "clients/{id}/aiMoveStatistics/{uid}",
                 "ai_move/repository.py", 1, 1, "user"),
     ]
@@ -490,7 +493,9 @@ def _queue_dispatches(fns_module) -> int | None:
 def _scale(costs: list[Cost], fns: dict[str, Function], found: list[Ceiling], gains: dict[str, float]) -> list[str]:
     """Instances each function needs at 1x, 10x and 100x the baseline, and which per-tenant ceilings each
     multiple of one tenant's traffic passes."""
-    import main
+    from bench.concurrency import functions_main
+
+    main = functions_main()
 
     by_function: dict[str, list[Cost]] = {}
     for c in costs:

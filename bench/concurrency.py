@@ -287,8 +287,16 @@ def base_rss(name: str) -> tuple[float, float]:
     return float(rss), float(hwm)
 
 
+def functions_main():
+    """functions/main.py. Its first import (firebase_functions.logger) calls sys.stdout.reconfigure(), which a bench
+    part's stdout wrapper (bench/figures.py keeps a copy of what a part prints) does not have."""
+    with contextlib.redirect_stdout(sys.__stdout__):
+        import main
+    return main
+
+
 def run(names: list[str] | None = None, *, base: bool = True, label: str = "concurrency") -> list:
-    import main
+    main = functions_main()
     from support.threaded_server import function_app, serving
 
     all_names = list(main.SIZES)
