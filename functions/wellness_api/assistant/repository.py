@@ -32,6 +32,7 @@ TOKEN_SHARDS = 16
 # The month's budget ledger too: a request reserves (and settles) on one of them, so a tenant's sustained rate of
 # requests is LEDGER_SHARDS / 2 per second at Firestore's one write per second per document.
 LEDGER_SHARDS = 16
+LEDGER_FIELDS = ["tokens"]  # all a reservation reads of the other shards: less to decode, 16 times a request
 
 
 def conversation_ref(client_id: str, conversation_id: str):
@@ -114,7 +115,7 @@ def tokens_used(client_id: str, month: str) -> int:
 
 def ledger_tokens(client_id: str, month: str) -> int:
     """The month's ledger: the sum of its documents (one batched read)."""
-    snaps = firebase.db().get_all(ledger_refs(client_id, month))
+    snaps = firebase.db().get_all(ledger_refs(client_id, month), field_paths=LEDGER_FIELDS)
     return sum(int((snap.to_dict() or {}).get("tokens", 0)) for snap in snaps if snap.exists)
 
 
@@ -140,7 +141,7 @@ def reserve_on_ledger(client_id: str, month: str, shard: int, tokens: int) -> in
     batch.set(mine, {"month": month, "shard": shard, "tokens": firestore.Increment(tokens)}, merge=True)
     own = int(batch.commit()[0].transform_results[0].integer_value)
     others = [ref for ref in ledger_refs(client_id, month) if ref.id != mine.id]
-    snaps = db.get_all(others, read_time=batch.commit_time)
+    snaps = db.get_all(others, field_paths=LEDGER_FIELDS, read_time=batch.commit_time)
     return own + sum(int((snap.to_dict() or {}).get("tokens", 0)) for snap in snaps if snap.exists)
 
 
