@@ -77,7 +77,7 @@ def test_the_document_has_tags_per_area_and_security_schemes():
     assert [t["name"] for t in DOC["tags"]] == ["Platform", "API keys", "Identity", "Lessons", "Vital Scan",
                                                   "AI Move", "Fall risk", "Content",
                                                   "Media generation", "AI assistant", "OpenAI-compatible proxy",
-                                                  "Analytics"]
+                                                  "Analytics", "Privacy"]
     assert set(DOC["components"]["securitySchemes"]) == {"serverApiKey", "firebaseIdToken", "clientToken", "scanToken"}
     for name in ("x-request-id", "Retry-After", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"):
         assert name in DOC["components"]["headers"]

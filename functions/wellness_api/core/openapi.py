@@ -64,7 +64,8 @@ SAMPLE_PATH_VALUES = {"clientId": "CLIENT_ID", "keyId": "KEY_ID", "lessonId": "L
                       "key": "CONTENT_KEY", "contentId": "CONTENT_ID",
                       "versionId": "CONTENT_VERSION_ID", "categoryKey": "CATEGORY_KEY",
                       "keys": "CONTENT_KEYS", "jobId": "MEDIA_JOB_ID",
-                      "conversationId": "CONVERSATION_ID", "playId": "PLAY_ID"}
+                      "conversationId": "CONVERSATION_ID", "playId": "PLAY_ID",
+                      "requestId": "PRIVACY_REQUEST_ID", "token": "PRIVACY_DOWNLOAD_TOKEN"}
 
 # ------------------------------------------------------------------------------ headers
 
@@ -186,6 +187,7 @@ class Operation:
     envelope: type[BaseModel]
     oversized_status: int
     events: str | None = None  # the success answer is (or, with a JSON model too, may be) a text/event-stream
+    binary: str | None = None  # the success answer is a file of this media type (application/zip), streamed
 
     @property
     def path_params(self) -> list[str]:
@@ -229,7 +231,7 @@ class Api:
               responses: dict[int, type[BaseModel] | None], errors: Iterable[Error] = (),
               response_headers: Iterable[str] = (), sample_as: str | None = None,
               sample_headers: Iterable[str] = (), sample_values: dict[str, str] | None = None,
-              events: str | None = None) -> Callable[[View], View]:
+              events: str | None = None, binary: str | None = None) -> Callable[[View], View]:
         operation = Operation(
             method=method.upper(), rule=rule, path=openapi_path(rule), operation_id=operation_id,
             summary=summary, description=description, tag=self.tag, security=tuple(security), body=body, form=form,
@@ -237,7 +239,7 @@ class Api:
             response_headers=(*self.response_headers, *response_headers), sample_as=sample_as,
             sample_headers=tuple(sample_headers), sample_values=dict(sample_values or {}),
             envelope=ENVELOPE_MODELS[self.app.extensions["envelope"]],
-            oversized_status=self.app.extensions.get("oversized_status", 413), events=events,
+            oversized_status=self.app.extensions.get("oversized_status", 413), events=events, binary=binary,
         )
 
         def register(view: View) -> View:

@@ -248,6 +248,9 @@ def _responses(op: Operation, refs) -> dict[str, Any]:
         if op.events and status == min(op.responses):
             answer["description"] = op.events
             answer.setdefault("content", {})[EVENT_STREAM] = {"schema": SSE_EVENT}
+        if op.binary and status == min(op.responses):
+            answer["description"] = f"The file ({op.binary})."
+            answer.setdefault("content", {})[op.binary] = {"schema": {"type": "string", "format": "binary"}}
         out[str(status)] = answer
     for err in _errors(op):
         base = refs[(err.model or op.envelope, "serialization")]

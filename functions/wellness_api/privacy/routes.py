@@ -70,8 +70,7 @@ def list_requests():
                      "works without credentials for 15 minutes (a new one with every read); an erasure's report. "
                      "Admins of the client see every request; others their own.",
          security=[ID_TOKEN], responses={200: PrivacyRequestAnswer},
-         errors=[error(404, "No such request of the caller's client (or not the caller's).")],
-         sample_values={"requestId": "PRIVACY_REQUEST_ID"})
+         errors=[error(404, "No such request of the caller's client (or not the caller's).")])
 def get_request(request_id: str):
     principal = auth.require_user()
     record = service.get(principal, _client(principal), request_id)
@@ -82,8 +81,8 @@ def get_request(request_id: str):
          summary="Download an export's archive",
          description="The link of a completed export (downloadUrl): no credentials, valid 15 minutes after it was "
                      "handed out. Answers the zip (application/zip): manifest.json, one JSON per area, the files.",
-         responses={200: None}, errors=[error(404, "The link is invalid or has expired.")],
-         sample_values={"token": "PRIVACY_DOWNLOAD_TOKEN"})
+         security=[""], responses={200: None}, binary="application/zip",
+         errors=[error(404, "The link is invalid or has expired.")])
 def download(token: str):
     blob, name = service.archive_for(token)
 
