@@ -133,3 +133,29 @@ def test_the_invitation_id_is_the_identity_areas(tenant):
     keys = personal_data.Subject(tenant.client_id, "u", "Someone@Example.com").keys()
     assert keys["inviteId"] == identity.invite_id("someone@example.com")
     assert tenancy.valid_id(keys["inviteId"])
+
+
+def test_erasure_pages_through_more_documents_than_a_batch(http, activity, held_tasks, monkeypatch):
+    monkeypatch.setattr(engine, "BATCH", 2)
+    tenant = activity.tenant
+    person = activity.person(f"many-{tenant.client_id}", 66.0)
+    for _ in range(5):
+        activity.lesson_play(person)
+    request = create(http, tenant.admin.headers, "erase", person.uid)
+    assert deliver(tenant.client_id, request["requestId"]) == "completed"
+    assert read(http, tenant.admin.headers, request["requestId"])["report"]["lessons"] == {"deleted": 5,
+                                                                                          "anonymised": 0}
+    assert firebase.db().collection(f"clients/{tenant.client_id}/lessonPlays").where(
+        "userId", "==", person.uid).get() == []
+
+
+def test_an_export_past_its_per_area_cap_says_so(http, activity, held_tasks, monkeypatch):
+    monkeypatch.setattr(engine, "MAX_EXPORT_DOCUMENTS_PER_AREA", 3)
+    tenant = activity.tenant
+    person = activity.person(f"capped-{tenant.client_id}", 67.0)
+    for _ in range(4):
+        activity.lesson_play(person)
+    request = create(http, tenant.admin.headers, "export", person.uid)
+    assert deliver(tenant.client_id, request["requestId"]) == "completed"
+    done = read(http, tenant.admin.headers, request["requestId"])
+    assert done["truncated"] == ["lessons"] and done["manifest"]["lessons"] == 3
