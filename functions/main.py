@@ -33,7 +33,7 @@ class Size:
 
 
 # Sizes from measurement (`make bench BENCH_ARGS='--concurrency'`, the resource probe); the full table and its
-# derivation: README.md, "Production sizes". cpu ms = CPU per request measured at concurrency 8 in one process.
+# derivation: docs/deploy.md, "Function sizes". cpu ms = CPU per request measured at concurrency 8 in one process.
 # - concurrency: one CPU saturates near 1000 / cpu-ms requests a second (the bench: throughput flat from 8 to 32 at
 #   4-9 ms of CPU each); at production's 50-100 ms per request that is 10-15 in flight. 20 absorbs a burst at the cost
 #   of at most 20 x ~6 ms of waiting for the GIL; the health check (2 ms) 40; analytics (21 ms) 8; the assistant's
