@@ -4,6 +4,7 @@ by the next delivery with the same report as an uninterrupted run), leased, and 
 import datetime as dt
 
 import pytest
+from google.cloud.firestore import FieldFilter
 
 from tests.privacy.conftest import REQUESTS, create, deliver, read
 from wellness_api.core import clock, firebase, personal_data, tenancy
@@ -86,7 +87,7 @@ def test_the_erased_person_is_gone_from_auth_and_their_external_id_makes_a_new_i
     record = identity.get_member(tenant.client_id, again.json["user"]["uid"])
     assert record["status"] == "active" and record["createdAt"] > clock.now() - dt.timedelta(minutes=1)
     assert firebase.db().collection(f"clients/{tenant.client_id}/aiMoveSessions").where(
-        "userId", "==", again.json["user"]["uid"]).get() == []
+        filter=FieldFilter("userId", "==", again.json["user"]["uid"])).get() == []
     # Nothing about the person can be asked for any more.
     assert http.post(REQUESTS, json={"type": "export", "uid": "no-one"}, headers=tenant.admin.headers).status_code == 404
 
@@ -146,7 +147,7 @@ def test_erasure_pages_through_more_documents_than_a_batch(http, activity, held_
     assert read(http, tenant.admin.headers, request["requestId"])["report"]["lessons"] == {"deleted": 5,
                                                                                           "anonymised": 0}
     assert firebase.db().collection(f"clients/{tenant.client_id}/lessonPlays").where(
-        "userId", "==", person.uid).get() == []
+        filter=FieldFilter("userId", "==", person.uid)).get() == []
 
 
 def test_an_export_past_its_per_area_cap_says_so(http, activity, held_tasks, monkeypatch):

@@ -80,13 +80,31 @@ def _rollup_counts(client_id: str) -> dict:
     return totals
 
 
-def _find(needles: dict[str, str]) -> list[str]:
+def _numbers(value) -> set[float]:
+    if isinstance(value, dict):
+        return set().union(*map(_numbers, value.values())) if value else set()
+    if isinstance(value, list | tuple):
+        return set().union(*map(_numbers, value)) if value else set()
+    return {float(value)} if isinstance(value, int | float) and not isinstance(value, bool) else set()
+
+
+def _find(needles: dict[str, str], client_id: str) -> list[str]:
+    """Where the needles are: ids and text anywhere; a health value as a number of a document of this client's (or
+    of a collection shared by every client), since another tenant's numbers may equal it by chance."""
+    values = {what: float(needle) for what, needle in needles.items() if what.startswith("health value")}
+    texts = {what: needle for what, needle in needles.items() if what not in values}
     found = []
     for path, data in _documents():
         text = f"{path} {_text(data)}"
-        found += [f"{what} in Firestore {path}" for what, needle in needles.items() if needle in text]
+        found += [f"{what} in Firestore {path}" for what, needle in texts.items() if needle in text]
+        if path.startswith(f"clients/{client_id}/") or not path.startswith("clients/"):
+            numbers = _numbers(data)
+            found += [f"{what} in Firestore {path}" for what, value in values.items() if value in numbers]
     for name, text in _storage_texts():
-        found += [f"{what} in Storage {name}" for what, needle in needles.items() if needle in text]
+        found += [f"{what} in Storage {name}" for what, needle in texts.items() if needle in text]
+        if name.endswith(".json"):  # an export's documents; media files are pixels, not numbers to read
+            numbers = _numbers(json.loads(text.encode("latin-1").decode("utf-8")))
+            found += [f"{what} in Storage {name}" for what, value in values.items() if value in numbers]
     return found
 
 
@@ -122,10 +140,10 @@ def test_an_erased_person_is_nowhere_and_the_other_person_and_the_counts_are_int
     assert report["vital_scan"]["deleted"] >= 2 and report["assistant"]["anonymised"] >= 1, report
     assert _text(report).count(erased.uid) == 0
 
-    leftovers = _find(_needles(erased))
+    leftovers = _find(_needles(erased), tenant.client_id)
     assert leftovers == [], "\n".join(leftovers)
 
-    still_there = _find(_needles(kept))
+    still_there = _find(_needles(kept), tenant.client_id)
     for what in ("uid", "email", "externalUserId", "chat message"):
         assert any(line.startswith(f"{what} in Firestore") for line in still_there), what
     assert any(line.startswith("health value") for line in still_there)
