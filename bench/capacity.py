@@ -306,9 +306,7 @@ class Function:
 
 def functions() -> dict[str, Function]:
     """Every function's resources as functions/main.py declares them (what `firebase deploy` reads)."""
-    from bench.concurrency import functions_main
-
-    main = functions_main()
+    import main
 
     found = {}
     for name in dir(main):
@@ -493,9 +491,7 @@ def _queue_dispatches(fns_module) -> int | None:
 def _scale(costs: list[Cost], fns: dict[str, Function], found: list[Ceiling], gains: dict[str, float]) -> list[str]:
     """Instances each function needs at 1x, 10x and 100x the baseline, and which per-tenant ceilings each
     multiple of one tenant's traffic passes."""
-    from bench.concurrency import functions_main
-
-    main = functions_main()
+    import main
 
     by_function: dict[str, list[Cost]] = {}
     for c in costs:

@@ -1,12 +1,15 @@
 """Concurrency per instance (issue 26): one worker process per function, serving 1, 8 and 32 requests at once.
 
-Each HTTPS function of main.py is served in this process by a threaded WSGI server around the functions framework's
-app (tests/threaded_server.py), as Cloud Run serves a function whose concurrency is above 1, against the emulators.
-Callers (threads of this process, one keep-alive session each) send the function's representative mix; a level
-sends REQUESTS[level] requests after a warm-up. Printed per function and level: requests per second and p99, as
-ratios to concurrency 1 (goal: at least 5x the throughput at 32 for the I/O-bound functions), the CPU seconds this
-process used per request, and the peak resident memory the level grew it by. Then each function's base RSS: a fresh
-interpreter that imports main and serves one request of the function (what an instance holds before its load).
+Each HTTPS function of main.py is served by a process of its own (bench/instance.py: a threaded WSGI server around the
+functions framework's app, support/threaded_server.py), as Cloud Run serves a function whose concurrency is above 1,
+against the emulators: that process is the measured instance. The callers are threads of this (the bench's) process,
+one keep-alive session each, talking to it over loopback HTTP, as production's callers are never inside the
+instance; they send the function's representative mix; a level sends REQUESTS[level] requests after a warm-up.
+Printed per function and level: requests per second and p99 as the callers see them, as ratios to concurrency 1
+(goal: at least 5x the throughput at 32 for the I/O-bound functions), the CPU seconds the serving process used per
+request (its own clock, read before and after the level), and the peak resident memory the level grew it by. Then
+each function's base RSS: a fresh interpreter that imports main and serves one request of the function (what an
+instance holds before its load).
 
 Then the same again with production's network wait: Firestore and Auth reached through proxies that add a real
 delay (bench/concurrency_latency.py, 5 ms each way unless `--concurrency-latency MS`; 0 skips it).
@@ -19,6 +22,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import io
+import json
 import math
 import os
 import random
@@ -172,9 +176,9 @@ class Level:
     seconds: list[float]
     elapsed: float
     errors: dict
-    cpu_per_request_ms: float
-    peak_growth_mib: float
-    caller_cpu_ms: float = 0.0  # of cpu_per_request_ms, what the callers' threads used (not the server's)
+    cpu_per_request_ms: float  # the serving process's (the instance's) CPU per request
+    peak_growth_mib: float  # the serving process's
+    caller_cpu_ms: float = 0.0  # the callers' process per request, not counted above: to see it is not the limit
 
     @property
     def rate(self) -> float:
@@ -186,20 +190,48 @@ class Level:
         return times[max(0, math.ceil(0.99 * len(times)) - 1)] * 1000 if times else float("nan")
 
 
-def _rss_mib(field: str) -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+class Instance:
+    """One function served by a process of its own (bench/instance.py); its CPU clock and memory read on request."""
+
+    def __init__(self, name: str, env: dict | None = None):  # env: changes to this process's environment
+        from support.threaded_server import ROOT
+
+        environ = {k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None}  # None: unset
+        self.process = subprocess.Popen([sys.executable, "-m", "bench.instance", name], cwd=ROOT / "functions",
+                                        env={**environ, "PYTHONPATH": str(ROOT)},
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"bench/instance.py {name} ended before serving (exit {self.process.wait()})")
+        self.url = json.loads(line)["url"]
+
+    def _ask(self, command: str) -> dict:
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())
+
+    def stat(self) -> dict:
+        return self._ask("stat")
+
+    def reset_peak(self) -> dict:
+        return self._ask("reset")
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> "Instance":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
-def _reset_peak() -> None:
-    with contextlib.suppress(OSError), open("/proc/self/clear_refs", "w") as f:
-        f.write("5")  # VmHWM := VmRSS
-
-
-def _level(base_url: str, world: World, ops: list, concurrency: int, count: int) -> Level:
+def _level(server: Instance, world: World, ops: list, concurrency: int, count: int) -> Level:
     lock = threading.Lock()
     sent = [0]
     seconds: list[float] = []
@@ -226,7 +258,7 @@ def _level(base_url: str, world: World, ops: list, concurrency: int, count: int)
                 sent[0] += 1
             method, path, headers, body = ops[n % len(ops)](player, rng)
             started = time.perf_counter()
-            response = http.request(method, base_url + path, headers=headers, json=body, timeout=TIMEOUT_S)
+            response = http.request(method, server.url + path, headers=headers, json=body, timeout=TIMEOUT_S)
             _ = response.content  # a stream read to its end
             took = time.perf_counter() - started
             with lock:
@@ -235,8 +267,7 @@ def _level(base_url: str, world: World, ops: list, concurrency: int, count: int)
                     kind = f"{response.status_code} {method} {path.split('?')[0][-30:]}"
                     errors[kind] = errors.get(kind, 0) + 1
 
-    _reset_peak()
-    before_rss, cpu0 = _rss_mib("VmRSS"), time.process_time()
+    before = server.reset_peak()
     began = time.perf_counter()
     threads = [threading.Thread(target=caller, args=(i,)) for i in range(concurrency)]
     for t in threads:
@@ -244,9 +275,10 @@ def _level(base_url: str, world: World, ops: list, concurrency: int, count: int)
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - began
-    cpu = time.process_time() - cpu0
-    return Level(concurrency, seconds, elapsed, errors, cpu / max(1, len(seconds)) * 1000,
-                 max(0.0, _rss_mib("VmHWM") - before_rss), caller_cpu[0] / max(1, len(seconds)) * 1000)
+    after = server.stat()
+    n = max(1, len(seconds))
+    return Level(concurrency, seconds, elapsed, errors, (after["cpu"] - before["cpu"]) / n * 1000,
+                 max(0.0, after["hwm"] - before["rss"]), caller_cpu[0] / n * 1000)
 
 
 # One request per function, without a credential (a 401 or 405 still imports the area and makes its clients).
@@ -287,17 +319,10 @@ def base_rss(name: str) -> tuple[float, float]:
     return float(rss), float(hwm)
 
 
-def functions_main():
-    """functions/main.py. Its first import (firebase_functions.logger) calls sys.stdout.reconfigure(), which a bench
-    part's stdout wrapper (bench/figures.py keeps a copy of what a part prints) does not have."""
-    with contextlib.redirect_stdout(sys.__stdout__):
-        import main
-    return main
-
-
-def run(names: list[str] | None = None, *, base: bool = True, label: str = "concurrency") -> list:
-    main = functions_main()
-    from support.threaded_server import function_app, serving
+def run(names: list[str] | None = None, *, base: bool = True, label: str = "concurrency",
+        server_env: dict | None = None) -> list:
+    """Each function's levels, served by a process of its own (`server_env`: its environment's changes)."""
+    import main
 
     all_names = list(main.SIZES)
     names = [n for n in all_names if not names or n in names]
@@ -312,10 +337,9 @@ def run(names: list[str] | None = None, *, base: bool = True, label: str = "conc
             continue
         ops = mixes[name]
         counts = FEWER.get(name, REQUESTS)
-        with serving(function_app(getattr(main, name))) as base_url, _quiet(), \
-                contextlib.redirect_stderr(io.StringIO()):
-            _level(base_url, world, ops, 1, WARM)  # the area's imports and first clients, not measured
-            levels = [_level(base_url, world, ops, c, counts[c]) for c in LEVELS]
+        with Instance(name, server_env) as server:
+            _level(server, world, ops, 1, WARM)  # the area's imports and first clients, not measured
+            levels = [_level(server, world, ops, c, counts[c]) for c in LEVELS]
         results.append((name, levels, base_rss(name) if base else (float("nan"), float("nan"))))
         _print_row(results[-1], label)
     return results
@@ -330,8 +354,8 @@ def _print_row(result, label: str = "concurrency") -> None:
 
 def _print(results) -> None:
     print("\n== Concurrency per instance: one process per function, a threaded server, 1 / 8 / 32 requests at once")
-    print(f"(requests per level: {REQUESTS} (fewer: {FEWER}); callers in the same "
-          f"process; this machine: {os.cpu_count()} cores, shared with the emulators)")
+    print(f"(requests per level: {REQUESTS} (fewer: {FEWER}); the callers in another process, over loopback HTTP; "
+          f"this machine: {os.cpu_count()} cores, shared with the emulators)")
     head = " | ".join(f"{f'c={c}':>5} {'req/s':>6} {'p99 ms':>7} {'cpu ms':>6} {'+MiB':>5}" for c in LEVELS)
     print(f"{'function':17} | {head} | {'x8 thr':>6} {'x32 thr':>7} {'x32 p99':>7}")
     for name, levels, _ in results:
@@ -347,8 +371,8 @@ def _print(results) -> None:
         for lv in levels:
             if lv.errors:
                 print(f"errors {name} c={lv.concurrency}: {lv.errors}")
-    print("(cpu ms: CPU seconds of this process (server and callers) per request; +MiB: the level's peak RSS growth "
-          "of this process)")
+    print("(cpu ms: CPU seconds of the serving process (the instance; not its callers) per request; +MiB: the level's "
+          "peak RSS growth of that process)")
 
 
 def main(names: list[str] | None = None, latency_ms: float | None = None, plain: bool = True) -> None:
@@ -361,6 +385,7 @@ def main(names: list[str] | None = None, latency_ms: float | None = None, plain:
     if results:
         _print(results)
     if latency_ms > 0:
-        delayed = concurrency_latency.run(names, latency_ms)
+        with concurrency_latency.delayed(latency_ms) as server_env:
+            delayed = run(names, base=False, label=f"concurrency +{latency_ms:g} ms", server_env=server_env)
         concurrency_latency.print_table(results, delayed, latency_ms)
     sys.stdout.flush()

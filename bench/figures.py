@@ -77,6 +77,11 @@ class _Tee(io.TextIOBase):
     def flush(self) -> None:
         self.out.flush()
 
+    def reconfigure(self, **kwargs) -> None:
+        # firebase_functions.logger calls sys.stdout.reconfigure(encoding="utf-8") when main.py is first imported.
+        if hasattr(self.out, "reconfigure"):
+            self.out.reconfigure(**kwargs)
+
 
 def section(part: Part, output: str, commit: str, day: str) -> str:
     """The text between the part's markers."""

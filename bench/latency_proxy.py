@@ -7,12 +7,18 @@ own due time, so many requests in flight on one connection (gRPC's HTTP/2 stream
 the delay once, as on a real link, and throughput is not capped at one chunk per delay. The TCP handshake itself is
 not delayed (connections are pooled and long-lived, as the Firestore and Auth clients keep them).
 
-The proxies run on an asyncio loop in a daemon thread of the process that starts them.
+The proxies run on an asyncio loop in a daemon thread of the process that starts them. `python -m bench.latency_proxy
+DELAY_MS NAME=HOST:PORT ...` runs them in a process of their own (bench/concurrency_latency.py does, so that neither
+the measured instance nor its callers share a GIL with them): it writes one JSON line {NAME: "127.0.0.1:PORT"} and
+serves until its stdin ends, then writes one JSON line {"cpu": its CPU seconds}.
 """
 
 import asyncio
 import contextlib
+import json
+import sys
 import threading
+import time
 
 CHUNK = 64 * 1024
 _EOF = b""
@@ -104,3 +110,14 @@ class DelayProxies:
         asyncio.run_coroutine_threadsafe(stop(), self._loop).result(timeout=10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
+
+
+def _main(delay_ms: float, targets: list[str]) -> None:
+    with DelayProxies(dict(t.split("=", 1) for t in targets), delay_ms) as proxies:
+        print(json.dumps(proxies.hosts), flush=True)
+        sys.stdin.read()
+    print(json.dumps({"cpu": time.process_time()}), flush=True)
+
+
+if __name__ == "__main__":
+    _main(float(sys.argv[1]), sys.argv[2:])

@@ -1,6 +1,7 @@
 """docs/figures.md (issue 29, item 4): `make bench` writes each part's tables between that part's markers, stamped
 with the commit and day measured, and leaves every other byte of the page as it was. Offline: nothing is measured."""
 
+import io
 import pathlib
 
 from bench import figures, generated
@@ -71,3 +72,14 @@ def test_every_parts_target_exists_and_anchors_are_distinct():
         assert callable(getattr(importlib.import_module(module), function)), part.target
         assert (generated.ROOT / part.source).exists(), part.source
     assert len({part.anchor for part in figures.PARTS}) == len(figures.PARTS)
+
+
+def test_a_parts_stdout_copy_can_be_reconfigured_as_firebase_functions_does_on_import():
+    # firebase_functions.logger calls sys.stdout.reconfigure(encoding="utf-8") when main.py is first imported;
+    # the copy a part prints through lacked it, so importing main.py inside a part crashed.
+    out = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
+    tee = figures._Tee(out)
+    tee.reconfigure(encoding="utf-8")
+    assert out.encoding == "utf-8"
+    tee.write("é")
+    assert tee.copy.getvalue() == "é"

@@ -15,9 +15,8 @@ PACKAGES = ("bench", "support", "tests")
 BENCH_TESTS = "tests/test_bench_*.py"
 # An import in code that a bench module hands to a child interpreter as a string (bench/concurrency.py does).
 IMPORT_IN_TEXT = re.compile(r"^\s*(?:from|import)\s+((?:tests|bench)\b[\w.]*)", re.M)
-# Cycles that stay until their owner untangles them (issue 26's bench/concurrency.py runs the latency variant, which
-# reuses its levels and runner); a new one fails the test.
-KNOWN_CYCLES = [["bench.concurrency", "bench.concurrency_latency"]]
+# Cycles that stay until their owner untangles them; a new one fails the test.
+KNOWN_CYCLES: list[list[str]] = []
 
 
 def module_name(path: pathlib.Path) -> str:
