@@ -176,6 +176,9 @@ SETTINGS: dict[str, Setting] = {
                     minimum=0, maximum=RETENTION_MAX_DAYS)
             for name, days, what, since in RETENTION_DEFAULTS
         ],
+        Setting("privacy.exportRetentionDays", "int", 7,
+                "Days an export's archive is kept in Storage after the export completed; the hourly retention sweep "
+                "then deletes it and its download answers 404.", minimum=1, maximum=30),
     ]
 }
 
