@@ -2,10 +2,11 @@
 
 external_user: the server API key names the client; the external id is namespaced to it by deriving
 the uid from (clientId, externalUserId), so the same person always gets the same uid and another
-client never does. Just-in-time provisioning writes the client user record with a create()
-precondition and the Auth user with that fixed uid, treating "already exists" as success, so racing
-requests create one user; when the two cannot be confirmed the caller gets 503
-provisioning_incomplete, and a retry repairs whichever half is missing.
+client never does. An erasure (privacy) leaves a tombstone that moves the id to its next generation's
+uid, so the same externalUserId then signs in as a new, empty user. Just-in-time provisioning writes
+the client user record with a create() precondition and the Auth user with that fixed uid, treating
+"already exists" as success, so racing requests create one user; when the two cannot be confirmed
+the caller gets 503 provisioning_incomplete, and a retry repairs whichever half is missing.
 
 password: the password is checked by Firebase Auth (Identity Toolkit). The call is always made, and
 every refusal of the credentials waits until FAILED_SIGN_IN_FLOOR_SECONDS after the request began,
@@ -31,7 +32,7 @@ import time
 
 import flask
 
-from ..core import clock, ratelimit, server_keys, settings, tenancy, users
+from ..core import clock, ratelimit, server_keys, settings, tenancy, transactions, users
 from ..core import logging as log
 from ..core.errors import ApiError
 from ..core.tenancy import USER_ACTIVE, Client
@@ -96,12 +97,27 @@ class Issued:
     user: dict
 
 
-def external_uid(client_id: str, external_user_id: str) -> str:
-    """The uid of an external user: stable, case-sensitive, and different in every client."""
-    # Length-prefixed, so no (client, id) pair can spell another one.
-    material = f"wellness-external-user:v1:{len(client_id)}:{client_id}:{external_user_id}"
+def external_uid(client_id: str, external_user_id: str, generation: int = 0) -> str:
+    """The uid of an external user: stable, case-sensitive, and different in every client. `generation` counts the
+    erasures of the person (the tombstone, repository.external_generation): each one makes the id a new uid."""
+    # Length-prefixed, so no (client, id) pair can spell another one; a later generation's "g{n}:" cannot be spelt by
+    # generation 0's digits, so generation 0 keeps the uids issued before generations existed.
+    tag = f"g{generation}:" if generation else ""
+    material = f"wellness-external-user:v1:{tag}{len(client_id)}:{client_id}:{external_user_id}"
     digest = hashlib.sha256(material.encode("utf-8")).hexdigest()
     return EXTERNAL_UID_PREFIX + digest[:40]
+
+
+def retire_external_uid(client_id: str, external_user_id: str, uid: str, tombstone_id: str) -> None:
+    """The erasure of `uid`: the next sign-in of `external_user_id` makes the next generation's uid. Run again (a
+    resumed erasure) or for a uid that is not the current generation's, it changes nothing."""
+    def attempt() -> None:
+        seen = repo.read_tombstone(client_id, tombstone_id)
+        current = int((seen.data or {}).get("generation") or 0)
+        if external_uid(client_id, external_user_id, current) == uid:
+            repo.write_tombstone(client_id, tombstone_id, current + 1, seen)
+
+    transactions.optimistic(attempt)
 
 
 def _limit(client: Client, scope: str, setting: str, key: str) -> None:
@@ -147,6 +163,12 @@ def external_user(raw_key: str | None, external_user_id: str) -> Issued:
 
     uid = external_uid(client.client_id, external_user_id)
     record = repo.get_member(client.client_id, uid)
+    if record is None:
+        # Only a first sign-in (or one after an erasure) reads the tombstone: an existing user's costs nothing more.
+        generation = repo.external_generation(client.client_id, external_user_id)
+        if generation:
+            uid = external_uid(client.client_id, external_user_id, generation)
+            record = repo.get_member(client.client_id, uid)
     auth_user = repo.get_auth_user(uid)
     if record is not None and not members.usable(record):
         raise user_disabled()

@@ -4,6 +4,8 @@ Client users live at clients/{clientId}/users/{uid} (core.tenancy). An invitatio
 record awaiting activation: its uid is not known until the invited person signs in, so it is kept
 at clients/{clientId}/users/invite_{sha256(email)[:40]} with status "invited" and uid null, and is
 replaced by the real users/{uid} record in one transaction when it is activated.
+An erased external user leaves a tombstone, clients/{clientId}/externalUserTombstones/{keyed hash of the
+external id}, holding only the generation of the uid that id signs in as next (custom_token.external_uid).
 """
 
 import hashlib
@@ -11,9 +13,11 @@ import hashlib
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
-from ..core import firebase, tenancy
+from ..core import firebase, tenancy, transactions
 
 INVITE_PREFIX = "invite_"
+# clients/{clientId}/externalUserTombstones/{keyed hash of the external id}: {generation, updatedAt}
+EXTERNAL_TOMBSTONES = "externalUserTombstones"
 
 
 # ---------------------------------------------------------------------------------------- Firestore
@@ -36,6 +40,37 @@ def create_member_once(client_id: str, uid: str, record: dict) -> dict:
     except gexc.AlreadyExists:
         snap = ref.get()
         return snap.to_dict() or {}
+
+
+def tombstone_id(client_id: str, external_user_id: str) -> str:
+    """A tombstone's id: the privacy audit trail's keyed hash of the external id, so the collection names nobody."""
+    from ..privacy import keys
+
+    return keys.subject_hash(client_id, external_user_id) or ""
+
+
+def _tombstone_ref(client_id: str, tombstone: str):
+    return tenancy.client_ref(client_id).collection(EXTERNAL_TOMBSTONES).document(tombstone)
+
+
+def external_generation(client_id: str, external_user_id: str) -> int:
+    """How many times the external id's user was erased (0: never): the generation of its uid today."""
+    snap = _tombstone_ref(client_id, tombstone_id(client_id, external_user_id)).get(["generation"])
+    return int((snap.to_dict() or {}).get("generation") or 0) if snap.exists else 0
+
+
+def read_tombstone(client_id: str, tombstone: str) -> transactions.Seen:
+    return transactions.read(_tombstone_ref(client_id, tombstone))
+
+
+def write_tombstone(client_id: str, tombstone: str, generation: int, seen: transactions.Seen) -> None:
+    """Only the generation and when: nothing that names the person (the id is a keyed hash)."""
+    ref = _tombstone_ref(client_id, tombstone)
+    fields = {"generation": generation, "updatedAt": firestore.SERVER_TIMESTAMP}
+    if seen.data is None:
+        ref.create(fields)
+    else:
+        ref.update(fields, option=transactions.unchanged(seen))
 
 
 def invite_id(email: str) -> str:

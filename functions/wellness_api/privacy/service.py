@@ -65,7 +65,9 @@ def new_record(client: Client, requester: Requester, kind: str, subject: dict, r
         "requestId": request_id or repo.new_request_id(now), "clientId": client.client_id, "type": kind,
         "status": models.QUEUED, "subject": subject,
         "subjectHash": {"uid": keys.subject_hash(client.client_id, subject["uid"]),
-                        "email": keys.subject_hash(client.client_id, subject["email"])},
+                        "email": keys.subject_hash(client.client_id, subject["email"]),
+                        # an erasure's tombstone id (identity): the worker has no secret to make it
+                        "externalUserId": keys.subject_hash(client.client_id, subject.get("externalUserId"))},
         "requestedBy": {"kind": requester.kind, "uid": requester.uid, "role": requester.role,
                         "uidHash": keys.subject_hash(client.client_id, requester.uid)},
         "createdAt": now, "updatedAt": now, "startedAt": None, "completedAt": None,

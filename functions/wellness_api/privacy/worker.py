@@ -151,6 +151,7 @@ def _export(task: Task, record: dict) -> None:
     repo.update(task.client_id, task.request_id, {
         "status": models.COMPLETED, "completedAt": now, "updatedAt": now, "leaseId": None, "leaseUntil": None,
         "manifest": {a.area: a.count for a in collected}, "archivePath": path, "archiveBytes": len(data),
+        "archiveState": repo.ARCHIVE_STORED,
         "downloadKey": keys.new_download_key(),
         "truncated": left_out["truncated"],
     })
@@ -185,9 +186,23 @@ def _delete_auth_user(subject: Subject, counter: engine.Counter) -> None:
     revocation.forget(subject.uid)
 
 
+def _retire_external_id(subject: Subject, record: dict) -> None:
+    """The same externalUserId signs in later as a new user: its tombstone moves it to the next generation's uid.
+    Before any area, so no sign-in between the record's deletion and the tombstone can bring the old uid back."""
+    from ..identity import custom_token
+
+    if not subject.external_user_id:
+        return
+    tombstone = (record.get("subjectHash") or {}).get("externalUserId") or keys.subject_hash(
+        subject.client_id, subject.external_user_id)  # a request queued before the hash was recorded
+    if tombstone:
+        custom_token.retire_external_uid(subject.client_id, subject.external_user_id, subject.uid, tombstone)
+
+
 def _erase(task: Task, record: dict) -> None:
     subject = subject_of(record)
     _freeze(subject)
+    _retire_external_id(subject, record)
     progress = record.get("progress") or {}
     for area in personal_data.registry():
         if (progress.get(area.area) or {}).get("status") == "done":
