@@ -34,8 +34,11 @@ ID_TOKEN, CLIENT_TOKEN, API_KEY, SCAN_TOKEN = "firebaseIdToken", "clientToken", 
 # players (spec part 5), so member operations have no weaker role.
 WEAKER_ROLES = {"PLATFORM_ADMIN_ID_TOKEN": ("ADMIN_ID_TOKEN", "PLAYER_ID_TOKEN", "GUEST_ID_TOKEN"),
                 "ADMIN_ID_TOKEN": ("PLAYER_ID_TOKEN", "GUEST_ID_TOKEN")}
-# Where the example signs in with more than the operation needs: the analytics client picker lists an admin's own client.
-MINIMUM_ROLE = {"listAnalyticsClients": "ADMIN_ID_TOKEN"}
+# Where the example signs in with more than the operation needs: the analytics client picker lists an admin's own
+# client; a privacy request about oneself is any member's to make and read (the examples' admin asks about the
+# player, who may do the same; another member's requests are tests/privacy's).
+MINIMUM_ROLE = {"listAnalyticsClients": "ADMIN_ID_TOKEN", "createPrivacyRequest": "PLAYER_ID_TOKEN",
+                "getPrivacyRequest": "PLAYER_ID_TOKEN"}
 # Where the spec gives a weaker role another status than 403: 7.5, "records: 401 admin authentication required".
 WEAKER_ROLE_STATUS = {"listAiMoveRecords": 401}
 # What one member owns: another member of the same client (the guest) is refused it too. (A playId is the app's
