@@ -14,8 +14,8 @@ def seed(client: Client) -> None:
     if admin is None or player is None:
         return
     stored = repo.read(client.client_id, EXPORT_ID).data
-    if stored is not None and stored["status"] == models.COMPLETED and stored.get("subject"):
-        return
+    if stored is not None and stored["status"] == models.COMPLETED and stored.get("subject") and stored.get("archivePath"):
+        return  # an archive the retention sweep expired is made again
     if stored is not None:
         repo.request_ref(client.client_id, EXPORT_ID).delete()
     subject = service.subject_of(client, player)

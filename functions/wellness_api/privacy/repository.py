@@ -3,7 +3,8 @@
 clients/{clientId}/privacyRequests/{requestId}   a request (export or erase): its subject, who asked, status,
                                                   progress per area, the manifest or report; ids are a reversed
                                                   millisecond time plus random characters, so id order is newest first
-privacy/{clientId}/{requestId}.zip (Storage)      an export's archive: no download token, read only by the API
+privacy/{clientId}/{requestId}.zip (Storage)      an export's archive: no download token, read only by the API;
+                                                  deleted privacy.exportRetentionDays after the export completed
 """
 
 import datetime as dt
@@ -15,6 +16,9 @@ from google.cloud import firestore
 from ..core import firebase, tenancy, transactions
 
 REQUESTS = "privacyRequests"
+# An export's archiveState: in Storage until the retention sweep deletes it (privacy.exportRetentionDays)
+ARCHIVE_STORED = "stored"
+ARCHIVE_EXPIRED = "expired"
 _MAX_MS = 10**13  # far beyond any millisecond time this platform will see
 
 
@@ -59,6 +63,16 @@ def requests_about(client_id: str, uid: str, limit: int) -> list[dict]:
              .where(filter=firestore.FieldFilter("subject.uid", "==", uid))
              .order_by("__name__").limit(limit))
     return [snap.to_dict() for snap in query.stream()]
+
+
+def stored_archives_before(client_id: str, cutoff: dt.datetime, limit: int) -> list:
+    """Exports whose archive is still in Storage and that completed before `cutoff`, oldest first (their archive paths
+    only; the index is in firestore.indexes.json)."""
+    query = (requests_collection(client_id)
+             .where(filter=firestore.FieldFilter("archiveState", "==", ARCHIVE_STORED))
+             .where(filter=firestore.FieldFilter("completedAt", "<", cutoff))
+             .order_by("completedAt").limit(limit))
+    return list(query.select(["archivePath"]).stream())
 
 
 def count_open(client_id: str, statuses: tuple[str, ...]) -> int:

@@ -11,6 +11,7 @@ half done that the next run does not finish.
 Deleted: the documents below, with what hangs off them (a conversation's messages; the member's fall-risk summary
 when it describes a deleted result). Kept: the daily activity rollups (their counts are the analytics' history),
 AI Move statistics (totals per user), usage and billing records; erasure (privacy requests) removes a person's.
+Export archives are deleted privacy.exportRetentionDays after their export completed (expire_exports).
 
 Why a sweep and not Firestore TTL policies (a per-document expiry written at creation): the period is the
 client's setting and can change; a TTL expiry is fixed when the document is written, so shortening a period
@@ -18,9 +19,10 @@ would rewrite every document of the client and lengthening it would not save wha
 one document, never its subcollection (a conversation's messages) nor the summary that points at it; and TTL
 policies are per collection group, with the vitalScanSessions `expireAt` policy already taken by void markers.
 Each query here is an inequality on one field of one client's collection: Firestore's automatic single-field
-index serves it, no composite index.
+index serves it, no composite index; the export archives' query (state and age) has its composite index.
 """
 
+import contextlib
 import dataclasses
 import datetime as dt
 import time
@@ -31,6 +33,7 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
 from ..core import clock, firebase, tenancy
+from . import repository as requests_repo
 
 PER_CLIENT = 2000  # documents of one kind deleted for one client per run, before the others get their turn
 PAGE = 200  # documents read and deleted per query
@@ -38,6 +41,7 @@ BUDGET_SECONDS = 420.0  # the scheduled function's timeout is 540 s
 CLIENT_PAGE = 100
 MAX_WRITES_PER_COMMIT = 450  # Firestore allows 500 writes per commit
 CURSOR = ("privacyRetention", "cursor")
+EXPORT_SETTING = "privacy.exportRetentionDays"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,6 +169,24 @@ def sweep_client(client: tenancy.Client, now: dt.datetime, per_client: int = PER
     return deleted, done
 
 
+def expire_exports(client: tenancy.Client, now: dt.datetime, limit: int = PAGE) -> tuple[int, bool]:
+    """(archives expired, whether none past the period is left as far as this pass could tell): the export archives
+    older than the client's privacy.exportRetentionDays are deleted from Storage and their requests marked expired,
+    so their download answers 404. The object goes first: a run stopped between the two finds the request again,
+    and deleting an object already gone is no error."""
+    cutoff = now - dt.timedelta(days=int(client.setting(EXPORT_SETTING)))
+    snaps = requests_repo.stored_archives_before(client.client_id, cutoff, limit)
+    for snap in snaps:
+        path = (snap.to_dict() or {}).get("archivePath")
+        if isinstance(path, str) and path:
+            requests_repo.delete_object(path)
+        # The download key goes too: links already handed out stop at once, archive or not.
+        with contextlib.suppress(gexc.NotFound):
+            snap.reference.update({"archiveState": requests_repo.ARCHIVE_EXPIRED, "archivePath": None,
+                                   "downloadKey": None, "archiveExpiredAt": now, "updatedAt": clock.now()})
+    return len(snaps), len(snaps) < limit
+
+
 def _clients_after(after: str | None) -> Iterator[tenancy.Client]:
     """Every client in id order, starting after `after`, read a page at a time (settings only)."""
     while True:
@@ -197,8 +219,8 @@ def sweep(now: dt.datetime | None = None, *, client_ids: list[str] | None = None
     """
     now = now or clock.now()
     budget = _Clock(budget_seconds)
-    report: dict[str, Any] = {"deleted": {kind.name: 0 for kind in KINDS}, "clients": 0, "more": [],
-                              "complete": False, "resumeAfter": None}
+    report: dict[str, Any] = {"deleted": {kind.name: 0 for kind in KINDS}, "exportsExpired": 0, "clients": 0,
+                              "more": [], "complete": False, "resumeAfter": None}
     last_done = after or None
     clients = _clients_after(last_done) if client_ids is None else _given_clients(client_ids, last_done)
     for client in clients:
@@ -206,6 +228,9 @@ def sweep(now: dt.datetime | None = None, *, client_ids: list[str] | None = None
             report["resumeAfter"] = last_done
             return report
         deleted, done = sweep_client(client, now, per_client, page, budget)
+        expired, exports_done = expire_exports(client, now, page)
+        report["exportsExpired"] += expired
+        done = done and exports_done
         report["clients"] += 1
         for name, n in deleted.items():
             report["deleted"][name] += n
@@ -227,6 +252,7 @@ def run_scheduled(now: dt.datetime | None = None) -> dict[str, Any]:
     after = (snap.to_dict() or {}).get("resumeAfter") if snap.exists else None
     report = sweep(now, after=after, budget_seconds=BUDGET_SECONDS)
     cursor.set({"resumeAfter": report["resumeAfter"], "updatedAt": clock.now(), "lastRun": {
-        "deleted": report["deleted"], "clients": report["clients"], "more": len(report["more"]),
+        "deleted": report["deleted"], "exportsExpired": report["exportsExpired"], "clients": report["clients"],
+        "more": len(report["more"]),
         "complete": report["complete"]}})
     return report
