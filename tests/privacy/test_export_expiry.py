@@ -44,6 +44,8 @@ def test_the_sweep_expires_archives_past_the_clients_period_and_their_links_answ
     gone = http.get(old_link)
     assert gone.status_code == 404 and gone.json == {"error": BAD_LINK}
     assert _link_path(http, tenant, old) is None
+    assert read(http, tenant.admin.headers, old)["archiveExpiredAt"] is not None
+    assert read(http, tenant.admin.headers, recent)["archiveExpiredAt"] is None
 
     for client, request_id in ((tenant, recent), (patient, kept_longer)):
         assert http.get(_link_path(http, client, request_id)).status_code == 200

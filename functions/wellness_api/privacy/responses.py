@@ -54,6 +54,9 @@ class PrivacyRequest(Closed):
     downloadUrl: str | None = Field(description="export, completed: a link to the archive that works without "
                                                 "credentials for 15 minutes (a fresh one with every read).")
     downloadExpiresAt: str | None
+    archiveExpiredAt: str | None = Field(description="export: when the retention sweep deleted the archive "
+                                                     "(privacy.exportRetentionDays after it completed); from then on "
+                                                     "no downloadUrl, and links handed out before answer 404.")
     error: str | None
 
 

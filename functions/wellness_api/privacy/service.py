@@ -155,6 +155,7 @@ def view(record: dict, *, with_link: bool = False) -> dict[str, Any]:
         "manifest": record.get("manifest"), "report": record.get("report"),
         "truncated": list(record.get("truncated") or []), "archiveBytes": record.get("archiveBytes"),
         "downloadUrl": link[0] if link else None, "downloadExpiresAt": link[1] if link else None,
+        "archiveExpiredAt": clock.iso(record.get("archiveExpiredAt")),
         "error": record.get("error"),
     }
 
