@@ -135,5 +135,13 @@ def page(client_id: str, filters: Filters, limit: int, start_after: str | None) 
         query = query.start_at({"__name__": result_ref(client_id, lower)})
     if filters.oldest_id:
         query = query.end_before({"__name__": result_ref(client_id, filters.oldest_id + _AFTER_SUFFIXES)})
-    found = [snap.to_dict() for snap in query.limit(limit + 1).stream()]
+    found = [_owned_data(snap) for snap in query.limit(limit + 1).stream()]
     return found[:limit], len(found) > limit
+
+
+def _owned_data(snap) -> dict[str, Any]:
+    """A queried snapshot's data without to_dict()'s deep copy. The snapshot already holds a private deep copy of
+    the freshly decoded document and is dropped right after, so copying it again protects nothing; on a page of
+    results (nested steps, several timestamps) that copy was about a fifth of a list request's CPU (cProfile)."""
+    data = getattr(snap, "_data", None)
+    return data if isinstance(data, dict) else snap.to_dict()
