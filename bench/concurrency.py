@@ -93,6 +93,7 @@ def _world(measurements: int, polls: int) -> World:
     world = World(tenant, players, key, lesson_id, exercise_id, [], [],
                   {"fps": synthetic.fps, "t": synthetic.t, "rgb": synthetic.rgb})
     world.poll_ids = _scans(world, polls)
+    _fall_risk_pages(world)
     if measurements:
         world.scan_tokens = _started_scans(world, measurements)
     return world
@@ -107,6 +108,21 @@ def _scans(world: World, n: int) -> list[str]:
 
     with _quiet(), concurrent.futures.ThreadPoolExecutor(16) as pool:
         return list(pool.map(one, range(max(1, n))))
+
+
+def _fall_risk_pages(world: World) -> None:
+    """A full first page of fall-risk results for every player before the first level. Without them a player's
+    list grew with the creates of the levels before it: c=1 listed one to three results, c=32 fifteen to twenty,
+    and the ratio compared unequal work. With a full page every level lists the same number (the default page)."""
+    from wellness_api.fall_risk.models import RESULTS_PAGE_DEFAULT
+    from wellness_api.fall_risk.routes import app
+
+    def one(player):
+        response = app.test_client().post("/api/fall-risk", json={}, headers=player.headers)
+        assert response.status_code == 200, response.json
+
+    with _quiet(), concurrent.futures.ThreadPoolExecutor(16) as pool:
+        list(pool.map(one, [p for p in world.players for _ in range(RESULTS_PAGE_DEFAULT)]))
 
 
 def _started_scans(world: World, n: int) -> list[str]:
