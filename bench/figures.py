@@ -83,8 +83,14 @@ class _Tee(io.TextIOBase):
             self.out.reconfigure(**kwargs)
 
 
+def _figures_only(output: str) -> str:
+    """What a part printed, without the platform's structured log lines (areas served in-process log to stdout)."""
+    return "\n".join(line for line in output.splitlines() if not line.startswith('{"severity": '))
+
+
 def section(part: Part, output: str, commit: str, day: str) -> str:
     """The text between the part's markers."""
+    output = _figures_only(output)
     command = f"make bench BENCH_ARGS='--only {part.key}'"
     stamp = f"_Measured at commit `{commit}` on {day} by `{command}` ({part.source}). Do not edit between the markers._"
     if part.page:

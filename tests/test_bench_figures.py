@@ -57,6 +57,13 @@ def test_a_section_is_stamped_with_the_commit_and_the_day_and_keeps_the_printed_
     assert "[capacity.md](capacity.md)" in figures.section(figures.BY_KEY["capacity"], "", "abc1234", "2026-11-26")
 
 
+def test_a_section_leaves_out_the_log_lines_of_areas_served_in_process():
+    printed = ('{"severity": "INFO", "message": "request", "route": "/api/v1/vital-scan/sessions"}\n'
+               "== Vital Scan\ncall  reads\n")
+    text = figures.section(figures.BY_KEY["vital-scan"], printed, "abc1234", "2026-11-26")
+    assert "severity" not in text and text.endswith("```text\n== Vital Scan\ncall  reads\n```")
+
+
 def test_the_helper_appends_markers_it_does_not_find_and_replaces_only_the_first_pair():
     begin, end = generated.markers("x")
     assert generated.replace_between("# T\n", begin, end, "new") == f"# T\n\n{begin}\nnew\n{end}\n"
