@@ -49,6 +49,7 @@ FIRESTORE_COLLECTIONS = (
     "clients/{id}/assistantUsage/{id}",
     "clients/{id}/contentKeys/{id}",
     "clients/{id}/contentPermissions/{id}",
+    "clients/{id}/externalUserTombstones/{id}",
     "clients/{id}/fallRiskActivity/{id}",
     "clients/{id}/fallRiskResults/{id}",
     "clients/{id}/lessonActivity/{id}",
@@ -60,6 +61,7 @@ FIRESTORE_COLLECTIONS = (
     "clients/{id}/mediaGenerationActivity/{id}",
     "clients/{id}/mediaJobAdmission/{id}",
     "clients/{id}/mediaJobs/{id}",
+    "clients/{id}/privacyRequests/{id}",
     "clients/{id}/usageShards/{id}",
     "clients/{id}/users/{id}",
     "clients/{id}/vitalScanActivity/{id}",
@@ -70,14 +72,17 @@ FIRESTORE_COLLECTIONS = (
     "contentItems/{id}/versions/{id}",
     "hostnames/{id}",
     "platform/{id}",
+    "privacyRetention/{id}",
     "rateLimits/{id}",
     "rateLimits/{id}/slotLeases/{id}",
     "vitalScanTokens/{id}",
 )
-# The object names the platform stores (lessons.repository.subtitle_path, media_generation.repository.library_path).
+# The object names the platform stores (lessons.repository.subtitle_path, media_generation.repository.library_path,
+# privacy.repository.archive_path).
 STORAGE_OBJECTS = (
     "clients/{clientId}/lessons/{id}/subtitles/en/{id}.vtt",
     "clients/{clientId}/media-library/{id}.png",
+    "privacy/{clientId}/{id}.zip",
 )
 CONTEXTS = ("anonymous", "otherTenantPlayer", "otherTenantAdmin", "guest", "samePlayer", "owner", "tenantAdmin",
             "platformAdmin")
