@@ -28,11 +28,24 @@ _current: Ops | None = None
 _lock = threading.Lock()  # aggregation queries may run side by side (the analytics overview)
 
 
-def _count_reads(iterable):
+def _count_documents(iterable):
+    """get_all: every document asked for is billed, a missing one too."""
     for item in iterable:
-        if _current is not None and getattr(item, "exists", True):
+        if _current is not None:
             _current.reads += 1
         yield item
+
+
+def _count_results(iterable):
+    """A query: one read per result, and one for a query that returns none (Firestore's minimum charge)."""
+    found = 0
+    for item in iterable:
+        found += 1
+        if _current is not None:
+            _current.reads += 1
+        yield item
+    if not found and _current is not None:
+        _current.reads += 1
 
 
 def _install() -> None:
@@ -44,7 +57,7 @@ def _install() -> None:
     original_aggregation_get = aggregation.AggregationQuery.get
 
     def get_all(self, *args, **kwargs):
-        return _count_reads(original_get_all(self, *args, **kwargs))
+        return _count_documents(original_get_all(self, *args, **kwargs))
 
     def doc_get(self, *args, **kwargs):
         snapshot = original_doc_get(self, *args, **kwargs)
@@ -53,7 +66,7 @@ def _install() -> None:
         return snapshot
 
     def stream(self, *args, **kwargs):
-        return _count_reads(original_stream(self, *args, **kwargs))
+        return _count_results(original_stream(self, *args, **kwargs))
 
     def batch_commit(self, *args, **kwargs):
         if _current is not None:
