@@ -17,10 +17,15 @@ def _import_time(statement: str) -> float:
 
 
 def main() -> None:
-    base = statistics.median(_import_time("import firebase_admin, firebase_functions") for _ in range(RUNS))
-    floor = statistics.median(_import_time("import firebase_admin, firebase_functions.https_fn") for _ in range(RUNS))
-    imported = statistics.median(_import_time("import main") for _ in range(RUNS))
-    print("== cold start (median of", RUNS, "fresh interpreters)")
+    statements = ("import firebase_admin, firebase_functions", "import firebase_admin, firebase_functions.https_fn",
+                  "import main")
+    # Interleaved rounds: the machine's load drifts over a run, and each ratio must compare like with like.
+    times: dict[str, list[float]] = {statement: [] for statement in statements}
+    for _ in range(RUNS):
+        for statement in statements:
+            times[statement].append(_import_time(statement))
+    base, floor, imported = (statistics.median(times[statement]) for statement in statements)
+    print("== cold start (median of", RUNS, "fresh interpreters each, in interleaved rounds)")
     print(f"import firebase_admin, firebase_functions:          {base * 1000:7.1f} ms")
     print(f"import firebase_admin, firebase_functions.https_fn: {floor * 1000:7.1f} ms  (any HTTPS function needs it)")
     print(f"import main:                                        {imported * 1000:7.1f} ms")
