@@ -130,7 +130,7 @@ def _status(response) -> int:
 
 def measure(runs: int = RUNS) -> list[Measured]:
     from bench.vital_scan import _partner
-    from support.ai_move import make_exercise
+    from support.catalogue import seed_catalogue
     from support.fall_risk import quiz
     from support.tenants import Tenant
     from support.tokens import bearer
@@ -138,14 +138,10 @@ def measure(runs: int = RUNS) -> list[Measured]:
     from wellness_api.analytics.routes import app as analytics_app
     from wellness_api.api_keys.routes import app as keys_app
     from wellness_api.assistant.routes import app as chat_app
-    from wellness_api.content import service as content
-    from wellness_api.content.models import CreateContentBody
     from wellness_api.content.routes import app as content_app
     from wellness_api.core.auth import Principal
     from wellness_api.fall_risk.routes import app as fall_risk_app
     from wellness_api.identity.routes import app_for as identity_app_for
-    from wellness_api.lessons import service as lessons
-    from wellness_api.lessons.models import CreateLessonBody
     from wellness_api.lessons.routes import app as lessons_app
     from wellness_api.media_generation import repository as media_repo
     from wellness_api.media_generation import service as media_service
@@ -160,12 +156,8 @@ def measure(runs: int = RUNS) -> list[Measured]:
         tenant.configure("modules.aiMove=true", "modules.mediaGeneration=true", "modules.wellnessChat=true",
                          "modules.analytics=true", "wellnessChat.requestsPerMinute=10000",
                          "mediaGeneration.maxActiveJobs=20")
-        exercise_id = make_exercise(tenant.client, "rep", name="Squats")
-        lesson_id = lessons.create_lesson(tenant.client, CreateLessonBody.model_validate(
-            {"title": {"en": "Capacity lesson"}, "duration": 10, "isLive": True}, strict=True), "bench")
-        content.put_item(tenant.client, CreateContentBody.model_validate(
-            {"key": "capacity-notice", "categoryKey": "announcements", "title": {"en": "Notice"},
-             "body": {"en": "Read me."}}, strict=True), "bench")
+        catalogue = seed_catalogue(tenant.client, tenant.client_id, content_key="capacity-notice")
+        lesson_id, exercise_id = catalogue.lesson_id, catalogue.exercise_id
         partner = _partner(points=100_000, rpm=6000)
     cid, player, admin = tenant.client_id, tenant.player.headers, tenant.admin.headers
     rows: list[Measured] = []

@@ -63,14 +63,10 @@ class World:
 
 
 def _world(measurements: int, polls: int) -> World:
-    from support.ai_move import make_exercise
+    from support.catalogue import seed_catalogue
     from support.rppg_synthetic import generate
     from support.tenants import Tenant
     from wellness_api.api_keys import service as api_keys
-    from wellness_api.content import service as content
-    from wellness_api.content.models import CreateContentBody
-    from wellness_api.lessons import service as lessons
-    from wellness_api.lessons.models import CreateLessonBody
 
     with _quiet():
         tenant = Tenant(f"conc-{uuid.uuid4().hex[:8]}")
@@ -82,15 +78,10 @@ def _world(measurements: int, polls: int) -> World:
         players = [tenant.player] + [tenant.add_member("player") for _ in range(PLAYERS - 1)]
         for member in (tenant.admin, *players):
             member.token  # noqa: B018 - signed in before the timed requests
-        lesson_id = lessons.create_lesson(tenant.client, CreateLessonBody.model_validate(
-            {"title": {"en": "Concurrency"}, "duration": 10, "isLive": True}, strict=True), "bench")
-        content.put_item(tenant.client, CreateContentBody.model_validate(
-            {"key": "notice", "categoryKey": "announcements", "title": {"en": "Notice"}, "body": {"en": "Hi."}},
-            strict=True), "bench")
+        catalogue = seed_catalogue(tenant.client, tenant.client_id)
         key = api_keys.create_key(tenant.client_id, "concurrency bench", False, "bench").secret
-        exercise_id = make_exercise(tenant.client, "rep", name="Squats")
     synthetic = generate(72, 15, "clean", seconds=30, fps=30)
-    world = World(tenant, players, key, lesson_id, exercise_id, [], [],
+    world = World(tenant, players, key, catalogue.lesson_id, catalogue.exercise_id, [], [],
                   {"fps": synthetic.fps, "t": synthetic.t, "rgb": synthetic.rgb})
     world.poll_ids = _scans(world, polls)
     _fall_risk_pages(world)

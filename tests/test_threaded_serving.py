@@ -25,7 +25,7 @@ import uuid
 import pytest
 import requests
 
-from support.ai_move import make_exercise
+from support.catalogue import seed_catalogue
 from support.fall_risk import quiz
 from support.threaded_server import ROOT, hosting_app, serving
 from tests.conftest import Member, Tenant
@@ -68,10 +68,6 @@ class Answer:
 
 def _world() -> World:
     from wellness_api.api_keys import service as api_keys
-    from wellness_api.content import service as content
-    from wellness_api.content.models import CreateContentBody
-    from wellness_api.lessons import service as lessons
-    from wellness_api.lessons.models import CreateLessonBody
 
     tenant = Tenant(f"thr-{uuid.uuid4().hex[:10]}")
     tenant.configure("modules.aiMove=true", "modules.vitalScan=true", "modules.wellnessChat=true",
@@ -80,16 +76,11 @@ def _world() -> World:
     players = [tenant.player] + [tenant.add_member("player") for _ in range(PLAYERS - 1)]
     for member in (tenant.admin, *players):
         member.token  # noqa: B018 - signed in before the traffic
-    title = f"Lesson of {tenant.client_id}"
-    lesson_id = lessons.create_lesson(tenant.client, CreateLessonBody.model_validate(
-        {"title": {"en": title}, "duration": 10, "isLive": True}, strict=True), "test")
-    content_title = f"Notice of {tenant.client_id}"
-    content.put_item(tenant.client, CreateContentBody.model_validate(
-        {"key": "notice", "categoryKey": "announcements", "title": {"en": content_title}, "body": {"en": "Hi."}},
-        strict=True), "test")
+    # Titles named after the tenant: an answer carrying another tenant's title is a leak the test can see.
+    catalogue = seed_catalogue(tenant.client, tenant.client_id, by="test")
     key = api_keys.create_key(tenant.client_id, "threaded", False, "test").secret
-    return World(tenant, players, key, lesson_id, title, make_exercise(tenant.client, "rep", name="Squats"),
-                 content_title)
+    return World(tenant, players, key, catalogue.lesson_id, catalogue.lesson_title, catalogue.exercise_id,
+                 catalogue.content_title)
 
 
 class Traffic:

@@ -28,13 +28,9 @@ class World:
 
 
 def setup(base_url: str) -> World:
-    from support.ai_move import make_exercise
+    from support.catalogue import seed_catalogue
     from support.fall_risk import quiz
     from support.tenants import Tenant
-    from wellness_api.content import service as content
-    from wellness_api.content.models import CreateContentBody
-    from wellness_api.lessons import service as lessons
-    from wellness_api.lessons.models import CreateLessonBody
 
     with quiet():
         tenant = Tenant(f"load-{uuid.uuid4().hex[:8]}")
@@ -48,15 +44,10 @@ def setup(base_url: str) -> World:
         players = [tenant.player] + [tenant.add_member("player") for _ in range(PLAYERS - 1)]
         for member in (tenant.admin, *players):
             member.token  # noqa: B018 - sign in now, not inside the timed requests
-        exercise_id = make_exercise(tenant.client, "rep", name="Squats")
-        lesson_id = lessons.create_lesson(tenant.client, CreateLessonBody.model_validate(
-            {"title": {"en": "Load run lesson"}, "duration": 10, "isLive": True}, strict=True), "bench")
-        content.put_item(tenant.client, CreateContentBody.model_validate(
-            {"key": "load-notice", "categoryKey": "announcements", "title": {"en": "Notice"},
-             "body": {"en": "Read me."}}, strict=True), "bench")
+        catalogue = seed_catalogue(tenant.client, tenant.client_id, content_key="load-notice")
     # The key comes from the api-keys endpoint, as a partner's administrator gets one.
     created = requests.post(f"{base_url}/api/clients/{tenant.client_id}/api-keys", json={"label": "load run"},
                             headers=tenant.admin.headers, timeout=TIMEOUT_S)
     created.raise_for_status()
-    return World(base_url, tenant, players, created.json()["secret"], lesson_id, exercise_id, "load-notice",
-                 quiz())
+    return World(base_url, tenant, players, created.json()["secret"], catalogue.lesson_id, catalogue.exercise_id,
+                 catalogue.content_key, quiz())
