@@ -1,8 +1,8 @@
 """Counts Firestore document reads and writes made by the platform's code, for the bench and the tests of caps.
 
 It wraps the google-cloud-firestore client at its public boundary (get_all, query streaming,
-commits, aggregation queries), so the counts are what Firestore would bill, whatever the platform
-code calls.
+commits, aggregation queries), and the platform's own reader (core/reads.py, which sends RunQuery and
+GetDocument itself), so the counts are what Firestore would bill, whatever the platform code calls.
 """
 
 import contextlib
@@ -12,6 +12,8 @@ import threading
 
 from google.cloud.firestore_v1 import aggregation, batch, client, document, query, transaction
 from google.cloud.firestore_v1.base_aggregation import CountAggregation
+
+from wellness_api.core import reads
 
 
 @dataclasses.dataclass
@@ -55,6 +57,8 @@ def _install() -> None:
     original_batch_commit = batch.WriteBatch.commit
     original_txn_commit = transaction.Transaction._commit
     original_aggregation_get = aggregation.AggregationQuery.get
+    original_rows = reads.rows
+    original_document = reads.document
 
     def get_all(self, *args, **kwargs):
         return _count_documents(original_get_all(self, *args, **kwargs))
@@ -67,6 +71,18 @@ def _install() -> None:
 
     def stream(self, *args, **kwargs):
         return _count_results(original_stream(self, *args, **kwargs))
+
+    def rows(query):
+        found = original_rows(query)
+        if _current is not None:
+            _current.reads += max(1, len(found))  # as _count_results: an empty query is billed one read
+        return found
+
+    def read_document(ref):
+        data = original_document(ref)
+        if _current is not None:
+            _current.reads += 1  # a missing document too
+        return data
 
     def batch_commit(self, *args, **kwargs):
         if _current is not None:
@@ -92,6 +108,8 @@ def _install() -> None:
     batch.WriteBatch.commit = batch_commit
     transaction.Transaction._commit = txn_commit
     aggregation.AggregationQuery.get = aggregation_get
+    reads.rows = rows
+    reads.document = read_document
 
 
 def _index_entries(aggregation_query, result) -> int:

@@ -40,3 +40,22 @@ def test_a_query_counts_its_results_and_an_empty_one_counts_one(emulators):
     with counting() as ops:
         assert list(collection.where("n", ">", 9).stream()) == []
     assert ops.reads == 1
+
+
+def test_the_platforms_own_reads_count_as_the_librarys(emulators):
+    # core/reads sends RunQuery and GetDocument itself, past Query.stream() and get(): billed all the same.
+    from wellness_api.core import reads
+
+    collection = _collection()
+    for n in range(3):
+        collection.document(f"d{n}").set({"n": n})
+    with counting() as ops:
+        assert len(reads.rows(collection.where("n", ">=", 1))) == 2
+    assert ops.reads == 2
+    with counting() as ops:
+        assert reads.rows(collection.where("n", ">", 9)) == []
+    assert ops.reads == 1
+    with counting() as ops:
+        assert reads.document(collection.document("d1")) == {"n": 1}
+        assert reads.document(collection.document("gone")) is None
+    assert ops.reads == 2

@@ -30,7 +30,8 @@ Shape = dict[str, Any]
 ENV = "WELLNESS_FIRESTORE_QUERY_LOG"
 _PACKAGE = str(Path(__file__).resolve().parent.parent) + os.sep
 # The platform's own plumbing: the caller that chose the query or the write is further out.
-_PLUMBING = {_PACKAGE + name for name in ("core/query_record.py", "core/firebase.py", "core/transactions.py")}
+_PLUMBING = {_PACKAGE + name for name in ("core/query_record.py", "core/firebase.py", "core/transactions.py",
+                                           "core/reads.py")}
 _TESTS = str(Path(__file__).resolve().parents[3] / "tests") + os.sep
 
 
