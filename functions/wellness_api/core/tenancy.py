@@ -9,7 +9,7 @@ from typing import Any, TypeGuard
 
 from google.cloud.firestore import DocumentReference, DocumentSnapshot
 
-from . import firebase, settings
+from . import firebase, reads, settings
 
 CLIENTS = "clients"
 USERS = "users"
@@ -35,10 +35,13 @@ class Client:
 
     @classmethod
     def from_snapshot(cls, snap: DocumentSnapshot[DocumentReference]) -> "Client":
-        data = snap.to_dict() or {}
+        return cls.from_data(snap.id, snap.to_dict() or {})
+
+    @classmethod
+    def from_data(cls, client_id: str, data: dict[str, Any]) -> "Client":
         return cls(
-            client_id=snap.id,
-            name=data.get("name") or snap.id,
+            client_id=client_id,
+            name=data.get("name") or client_id,
             is_operator=bool(data.get("isOperator")),
             hostnames=tuple(data.get("hostnames") or ()),
             settings=data.get("settings") or {},
@@ -71,8 +74,9 @@ def valid_id(doc_id: str | None) -> TypeGuard[str]:
 def get_client(client_id: str | None) -> Client | None:
     if not valid_id(client_id):
         return None
-    snap = client_ref(client_id).get()
-    return Client.from_snapshot(snap) if snap.exists else None
+    # Every request of every area reads its client: decoded once, in one unary read (core.reads).
+    data = reads.document(client_ref(client_id))
+    return None if data is None else Client.from_data(client_id, data)
 
 
 MAX_HOSTNAME_LENGTH = 253
