@@ -323,6 +323,22 @@ def test_an_admin_starts_a_result_for_a_member_as_clinician(http, assessed):
     assert own.status_code == 200 and own.json["result"] == stored
 
 
+def test_a_result_started_for_another_member_reads_their_record_once(http, assessed):
+    # The record read to check that the member is active is the one the result copies their details from: the
+    # same reads as a member starting their own (issue 26: it used to be read a second time).
+    from support.firestore_ops import counting
+
+    create(http, assessed.admin, userId=assessed.senior.uid)  # warm: the admin's token checked once
+    create(http, assessed.senior)
+    reads = {}
+    for name, member, body in (("own", assessed.senior, {}), ("clinician", assessed.admin,
+                                                              {"userId": assessed.senior.uid})):
+        with counting() as ops:
+            create(http, member, **body)
+        reads[name] = ops.reads
+    assert reads["clinician"] == reads["own"]
+
+
 def test_an_admin_for_themselves_is_app(http, tenant):
     for body in ({}, {"userId": tenant.admin.uid}):
         stored = read_back(http, tenant, create(http, tenant.admin, **body)["fallRiskResultId"])

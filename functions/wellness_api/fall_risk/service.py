@@ -58,14 +58,14 @@ def _acts_for_anyone(principal: Principal, client: Client) -> bool:
     return principal.kind == "client" or principal.can_administer(client.client_id)
 
 
-def _subject(principal: Principal, client: Client, user_id: str | None) -> str:
+def _subject(principal: Principal, client: Client, user_id: str | None) -> tuple[str, dict[str, Any] | None]:
     """The member a request is about: `user_id` (which must be an active member) or the caller; 403 when a member
-    names someone else."""
+    names someone else. With the member record when it was read to check (another member), else None."""
     if user_id is None or (principal.kind == "user" and user_id == principal.uid):
         if principal.kind == "client":
             raise ApiError(400, USER_ID_REQUIRED)
         assert principal.uid is not None  # a user principal's uid is verified (core.auth)
-        return principal.uid  # naming oneself is the same as naming no one (guests have no member record)
+        return principal.uid, None  # naming oneself is the same as naming no one (guests have no member record)
     if not tenancy.valid_id(user_id):
         raise ApiError(400, USER_DOES_NOT_EXIST)
     if not _acts_for_anyone(principal, client):
@@ -73,7 +73,7 @@ def _subject(principal: Principal, client: Client, user_id: str | None) -> str:
     member = repo.get_member(client.client_id, user_id)
     if member is None or member.get("status") != USER_ACTIVE:
         raise ApiError(400, USER_DOES_NOT_EXIST)
-    return user_id
+    return user_id, member
 
 
 def _origin(principal: Principal, subject: str) -> str:
@@ -87,8 +87,9 @@ def _origin(principal: Principal, subject: str) -> str:
 
 def create(principal: Principal, client: Client, body: CreateFallRiskBody) -> dict[str, Any]:
     """A new empty result (2.7); the member's date of birth and sex are copied for the chair-stand norm."""
-    subject = _subject(principal, client, body.userId)
-    member = repo.get_member(client.client_id, subject) or {}
+    subject, checked = _subject(principal, client, body.userId)
+    # Another member's record was just read to check them: not read again.
+    member = (checked if checked is not None else repo.get_member(client.client_id, subject)) or {}
     now = clock.now()
     origin = _origin(principal, subject)
     result = {
@@ -141,7 +142,7 @@ def _listing(client: Client, filters: Filters, limit: int, start_after: str | No
 
 def user_results(principal: Principal, client: Client, query: models.FallRiskResultsQuery) -> dict[str, Any]:
     """A member's results, newest first: the caller's, or a named member's for admins and client tokens."""
-    subject = _subject(principal, client, query.userId)
+    subject, _ = _subject(principal, client, query.userId)
     return _listing(client, Filters(user_id=subject, status=query.status), query.limit, query.startAfter)
 
 
