@@ -15,7 +15,7 @@ import pytest
 from support import rppg_synthetic as synthetic
 from wellness_api.vital_scan import engine, metrics
 from wellness_api.vital_scan.engine import Trace
-from wellness_api.vital_scan.rppg import RppgEngine, beats, filters, hrv, limits
+from wellness_api.vital_scan.rppg import RppgEngine, beats, filters, hrv, limits, pipeline, spectrum
 
 NEVER = ("sbp", "dbp", "spo2", "HbA1c", "cholesterol", "hemoglobin", "cvd_risk", "afib", "wellness_score")
 
@@ -67,6 +67,38 @@ def test_a_narrower_motion_mask_keeps_enough_pulse(seed):
 def test_breathing_from_a_clear_colour_baseline_alone(seed):
     case = synthetic.bench_case("moderate", 60, seed)
     assert abs(measure(case)["rr"] - case.truth.rr) <= 1
+
+
+# Moderate 30 s bench traces whose right peak only one half of the trace showed (the rule gates refuse it): the
+# evidence score (pipeline.SCORE) passes it, the peak standing at least twice above any rival (issue 27, goal 2).
+@pytest.mark.parametrize("seed", [2023, 2028, 2051, 2055])
+def test_a_clear_peak_one_half_misses_passes_on_its_evidence_score(seed):
+    case = synthetic.bench_case("moderate", 30, seed)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert abs(metrics["hr"] - case.truth.hr) <= 1
+    assert quality["reading"] == "score" and quality["score"] >= pipeline.SCORE_THRESHOLD
+
+
+# Moderate 60 s traces of a fast pulse whose rate the sub-harmonic check moved to its half (noise near the half
+# rate): the strongest peak itself gets its own evidence score and is reported (seeds outside the bench's).
+@pytest.mark.parametrize("seed", [17121, 17193, 17311, 17438])
+def test_a_fast_pulse_moved_to_its_half_is_read_from_the_strongest_peak(seed):
+    case = synthetic.bench_case("moderate", 60, seed)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert abs(metrics["hr"] - case.truth.hr) <= 1
+    assert quality["reading"] == "strongest"
+
+
+def test_the_rival_of_a_pulse_is_small_and_of_noise_near_one():
+    fs = filters.FS
+    t = np.arange(int(30 * fs)) / fs
+    noise = np.random.default_rng(7).standard_normal(len(t))
+    freqs, power = spectrum.power_spectrum(noise + 0.5 * np.sin(2 * np.pi * 1.3 * t), fs)
+    assert spectrum.rival(freqs, power, 1.3) < 0.3
+    freqs, power = spectrum.power_spectrum(noise, fs)
+    band = (freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1])
+    strongest = float(freqs[band][np.argmax(power[band])])
+    assert spectrum.rival(freqs, power, strongest) > 0.5
 
 
 def test_hrv_is_reported_only_within_its_stated_tolerances():

@@ -37,6 +37,12 @@ HR_FAILURES = [
     ("hard", 60, 2314),  # 84.2 -> 104.6, one half, the beats keeping it loosely (gap 0.104)
     ("moderate", 30, 2375), ("moderate", 30, 2462), ("hard", 30, 2374), ("hard", 60, 2324),  # one half
     ("hard", 60, 2054),  # 113.5 -> 171.3
+    # the evidence score (pipeline.SCORE) at a threshold of 2.5, or without its floor on the share kept
+    ("moderate", 30, 2238),  # 100.4 -> 89.0, score 3.42
+    ("hard", 30, 2722), ("hard", 30, 2725),  # 73.3 -> 147.8, 166.7 -> 74.8: 70 % and 61 % kept
+    ("hard", 30, 17558), ("hard", 30, 17682), ("hard", 30, 18139), ("hard", 30, 18412),  # 60-62 % kept
+    # the rule gates on a much-masked trace (54-69 % kept) with a rival of 0.6-0.77 (pipeline.MASKED_KEPT)
+    ("hard", 30, 17915), ("hard", 30, 18303), ("hard", 30, 18583),  # 72.3 -> 178.6, 157.0 -> 48.3, 147.9 -> 92.4
 ]
 
 # breathing rates once reported more than 3 breaths/min off
@@ -50,6 +56,8 @@ RR_FAILURES = [
     ("clean", 30, 2259), ("clean", 30, 2673), ("clean", 30, 2975), ("moderate", 60, 2063),
     # the colour baseline alone, its peak not clear enough (share 0.52): 13.9 -> 19.9
     ("moderate", 60, 2243), ("hard", 60, 2186),  # 14.0 -> 17.6, share 0.52
+    # the baseline alone (share 0.63) once the evidence score gave hr at a threshold of 2.0: 17.0 -> 9.7
+    ("moderate", 60, 12195),
 ]
 
 # SDNN or RMSSD once reported beyond the stated tolerances

@@ -47,6 +47,7 @@ SUBHARMONIC_ACF = 0.1  # a sub-harmonic is the fundamental only if the wave repe
 PROMINENT = 14.0  # peak power over the band's median (outside the template): no noise peak
 PROMINENCE_BAND = (0.7, 4.0)  # Hz
 PROMINENCE_WIDTH = 0.03  # Hz: the peak's power is the highest bin within this of f0
+RIVAL_GAP = 0.15  # Hz: a rival (`rival`) is this far from f0 and its harmonic and sub-harmonic
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,6 +57,7 @@ class Peak:
     stability: float  # 0 when a harmonic reading is about as strong (`ambiguous`)
     halves: int = 0  # how many halves of the trace peak at the rate (`halves_agree`): 0, 1 or 2
     prominence: float = 0.0  # the peak's power over the band's median (`prominence`)
+    rival: float = 1.0  # the strongest power away from the rate and its harmonics over the peak's (`rival`)
 
     @property
     def trusted(self) -> bool:
@@ -177,19 +179,33 @@ def heart_rate(pulse: np.ndarray, kept: np.ndarray, fs: float) -> Peak:
 
     The strongest in-band peak is checked against its sub-harmonics (`fundamental`), and the autocorrelation
     of the band-passed wave must agree with the result within AGREE (else the stability is 0: no hr)."""
+    return candidates(pulse, kept, fs)[0]
+
+
+def candidates(pulse: np.ndarray, kept: np.ndarray, fs: float) -> list[Peak]:
+    """The heart-rate peak (`heart_rate`) first, then the strongest in-band peak itself when `fundamental`
+    moved to its sub-harmonic: at most two, so the work per trace stays bounded. Noise near the half rate
+    moves a fast pulse (120-180 bpm) to its half about one scan in twenty under motion (seeds 10000+), so
+    the second reading gets its own chance (`pipeline`); never both."""
     freqs, power = power_spectrum(pulse, fs)
     in_band = (freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1])
-    candidates = np.flatnonzero(in_band)
-    index = int(candidates[np.argmax(power[candidates])])
+    inside = np.flatnonzero(in_band)
+    index = int(inside[np.argmax(power[inside])])
     f_peak = interpolated_peak(freqs, power, index)
     acf = autocorrelation(filters.bandpass(pulse, fs), kept)
     f0 = fundamental(freqs, power, f_peak, acf, fs)
-    if f0 != f_peak:
-        near = np.flatnonzero(np.abs(freqs - f0) <= HALF_WIDTH / 2)
-        f0 = interpolated_peak(freqs, power, int(near[np.argmax(power[near])]))
+    if f0 == f_peak:
+        return [_peak(pulse, kept, fs, freqs, power, f0)]
+    near = np.flatnonzero(np.abs(freqs - f0) <= HALF_WIDTH / 2)
+    f0 = interpolated_peak(freqs, power, int(near[np.argmax(power[near])]))
+    return [_peak(pulse, kept, fs, freqs, power, f0), _peak(pulse, kept, fs, freqs, power, f_peak)]
+
+
+def _peak(pulse: np.ndarray, kept: np.ndarray, fs: float, freqs: np.ndarray, power: np.ndarray, f0: float) -> Peak:
     return Peak(hz=f0, snr_db=snr_db(freqs, power, f0, fs),
                 stability=0.0 if ambiguous(freqs, power, f0) else stability(pulse, kept, fs, f0),
-                halves=halves_agree(pulse, kept, fs, f0), prominence=prominence(freqs, power, f0))
+                halves=halves_agree(pulse, kept, fs, f0), prominence=prominence(freqs, power, f0),
+                rival=rival(freqs, power, f0))
 
 
 def prominence(freqs: np.ndarray, power: np.ndarray, f0: float) -> float:
@@ -202,6 +218,19 @@ def prominence(freqs: np.ndarray, power: np.ndarray, f0: float) -> float:
     if not near.any() or not noise.size or np.median(noise) <= 0:
         return 0.0
     return float(power[near].max() / np.median(noise))
+
+
+def rival(freqs: np.ndarray, power: np.ndarray, f0: float) -> float:
+    """The strongest power in the pulse band farther than RIVAL_GAP from f0, 2 f0 and f0 / 2, over the peak's
+    (the highest bin within PROMINENCE_WIDTH of f0). Noise has a rival of about its own size (the two largest
+    of a hundred-odd noise bins are close); a pulse stands above everything in the band but its harmonics."""
+    band = (freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1])
+    away = band & (np.abs(freqs - f0) > RIVAL_GAP) & (np.abs(freqs - 2 * f0) > RIVAL_GAP) \
+        & (np.abs(freqs - f0 / 2) > RIVAL_GAP)
+    near = np.abs(freqs - f0) <= PROMINENCE_WIDTH
+    if not away.any() or not near.any() or power[near].max() <= 0:
+        return 1.0
+    return float(power[away].max() / power[near].max())
 
 
 def halves_agree(pulse: np.ndarray, kept: np.ndarray, fs: float, f0: float) -> int:
