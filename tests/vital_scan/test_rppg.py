@@ -70,7 +70,7 @@ def test_breathing_from_a_clear_colour_baseline_alone(seed):
 
 
 # Moderate 30 s bench traces whose right peak only one half of the trace showed (the rule gates refuse it): the
-# evidence score (pipeline.SCORE) passes it, the peak standing at least twice above any rival (issue 27, goal 2).
+# evidence score (pipeline.SCORE) passes it, the peak standing at least 2.2 times above any rival (issue 27, goal 2).
 @pytest.mark.parametrize("seed", [2023, 2028, 2051, 2055])
 def test_a_clear_peak_one_half_misses_passes_on_its_evidence_score(seed):
     case = synthetic.bench_case("moderate", 30, seed)
@@ -81,7 +81,7 @@ def test_a_clear_peak_one_half_misses_passes_on_its_evidence_score(seed):
 
 # Moderate 60 s traces of a fast pulse whose rate the sub-harmonic check moved to its half (noise near the half
 # rate): the strongest peak itself gets its own evidence score and is reported (seeds outside the bench's).
-@pytest.mark.parametrize("seed", [17121, 17193, 17311, 17438])
+@pytest.mark.parametrize("seed", [17121, 17193, 17350, 17438])
 def test_a_fast_pulse_moved_to_its_half_is_read_from_the_strongest_peak(seed):
     case = synthetic.bench_case("moderate", 60, seed)
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
