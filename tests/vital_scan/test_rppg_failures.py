@@ -42,8 +42,10 @@ HR_FAILURES = [
     ("hard", 30, 2722), ("hard", 30, 2725),  # 73.3 -> 147.8, 166.7 -> 74.8: 70 % and 61 % kept
     ("hard", 30, 17558), ("hard", 30, 17682), ("hard", 30, 18139), ("hard", 30, 18412),  # 60-62 % kept
     ("hard", 60, 30267),  # 145.5 -> 71.3: half the rate, a rival of 0.49 (pipeline.SCORE_MAX_RIVAL)
-    # the rule gates on a much-masked trace (54-69 % kept) with a rival of 0.6-0.77 (pipeline.MASKED_KEPT)
+    ("moderate", 30, 41314),  # 47.3 -> 94.7: the strongest peak (the harmonic) tried though a half peaked at 47.3
+    # the rule gates on a much-masked trace (54-74 % kept) with a rival of 0.6-0.77 (pipeline.MASKED_KEPT)
     ("hard", 30, 17915), ("hard", 30, 18303), ("hard", 30, 18583),  # 72.3 -> 178.6, 157.0 -> 48.3, 147.9 -> 92.4
+    ("hard", 30, 41520), ("hard", 30, 41978),  # 112.2 -> 53.2, 134.4 -> 68.7: 70 % and 74 % kept
 ]
 
 # breathing rates once reported more than 3 breaths/min off
