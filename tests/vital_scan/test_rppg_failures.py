@@ -46,6 +46,10 @@ HR_FAILURES = [
     # the rule gates on a much-masked trace (54-74 % kept) with a rival of 0.6-0.77 (pipeline.MASKED_KEPT)
     ("hard", 30, 17915), ("hard", 30, 18303), ("hard", 30, 18583),  # 72.3 -> 178.6, 157.0 -> 48.3, 147.9 -> 92.4
     ("hard", 30, 41520), ("hard", 30, 41978),  # 112.2 -> 53.2, 134.4 -> 68.7: 70 % and 74 % kept
+    # the rule gates on a much-masked trace (61-68 % kept) with 43-46 % of beats accepted (pipeline.MASKED_BEATS_KEPT)
+    ("hard", 30, 11621), ("hard", 30, 40798), ("hard", 30, 50331),  # 164.6 -> 111.6, 67.0 -> 102.5, 171.0 -> 197.8
+    ("hard", 60, 11034),  # 155.7 -> 54.5: a peak at the band's low edge, 46 % of beats (pipeline.LOW_RATE_BPM)
+    ("moderate", 30, 51881),  # 158.0 -> 147.8: a rival of 0.96 (pipeline.MAX_RIVAL)
 ]
 
 # breathing rates once reported more than 3 breaths/min off
@@ -61,6 +65,8 @@ RR_FAILURES = [
     ("moderate", 60, 2243), ("hard", 60, 2186),  # 14.0 -> 17.6, share 0.52
     # the baseline alone (share 0.63) once the evidence score gave hr at a threshold of 2.0: 17.0 -> 9.7
     ("moderate", 60, 12195),
+    # the baseline's peak inside the Mayer wave's lobe, amplitudes and intervals agreeing above it: 8.2 -> 12.9
+    ("moderate", 30, 40054),
 ]
 
 # SDNN or RMSSD once reported beyond the stated tolerances

@@ -35,10 +35,15 @@ ALONE_SHARE = 0.6
 MIN_SPAN = 20.0  # s of accepted beats
 MIN_CYCLES = 3  # breathing cycles the span must hold at the estimated rate
 ADVISED_SECONDS = 60.0  # the scan length the hosted page asks for when rr is wanted
+# What _rate answers when the series' strongest peak lies inside the Mayer wave's lobe: breathing slower than the
+# scan can tell apart. When the baseline says so, the beat series' agreeing peaks above the lobe are not breathing
+# (moderate 30 s seed 40054: 8.2/min read as 12.9 from amplitudes and intervals).
+SLOWER = (0.0, 0.0)
 
 
 def _rate(t: np.ndarray, values: np.ndarray, upper: float) -> tuple[float, float] | None:
-    """(breaths/min, share of the band's power at the peak) of a clear peak, or None."""
+    """(breaths/min, share of the band's power at the peak) of a clear peak; SLOWER when the peak lies inside the Mayer
+    wave's lobe; else None."""
     ok = np.isfinite(values)
     t, values = t[ok], values[ok]
     if len(t) < 6 or t[-1] - t[0] < MIN_SPAN:
@@ -55,10 +60,12 @@ def _rate(t: np.ndarray, values: np.ndarray, upper: float) -> tuple[float, float
         return None
     inside = np.flatnonzero(band)
     index = int(inside[np.argmax(power[band])])
-    if index in (inside[0], inside[-1]) or freqs[index] < floor:
-        # The band's edge (slow drift leaking in), or a peak inside the Mayer wave's lobe: no breathing rate
-        # can be told apart there, and the next peak up would be a guess.
-        return None
+    if index in (inside[0], inside[-1]):
+        return None  # the band's edge: slow drift leaking in
+    if freqs[index] < floor:
+        # A peak inside the Mayer wave's lobe: no breathing rate can be told apart there, and the next peak up
+        # would be a guess.
+        return SLOWER
     band &= freqs >= floor
     f = interpolated_peak(freqs, power, index)
     share = power[band & (np.abs(freqs - f) <= 0.03)].sum() / power[band].sum()
@@ -93,7 +100,9 @@ def respiratory_rate(beats: Beats, baseline: np.ndarray, fs: float, hr_hz: float
     if beats_usable:
         candidates += [_rate(t, beats.values[lo:hi + 1][good], upper),
                        _rate(beats.times[lo + 1:hi + 1][accepted], beats.ibi[lo:hi][accepted], upper)]
-    clear = sorted(c[0] for c in candidates if c is not None)
+    if riiv is SLOWER:
+        return None
+    clear = sorted(c[0] for c in candidates if c is not None and c is not SLOWER)
     if len(clear) >= 2 and clear[-1] - clear[0] <= AGREE:
         return float(np.mean(clear))
     # Clear modulations that disagree, or fewer than two: only a baseline clear beyond doubt is breathing.
