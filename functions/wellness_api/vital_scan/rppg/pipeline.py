@@ -9,7 +9,8 @@ is omitted rather than guessed (2.12):
   halves of the trace must peak at it. A weak peak also needs regular beats (WEAK_SNR, WEAK_BEATS), unless it
   stands far above the noise (`spectrum.PROMINENT`) and the beats keep its rate closely (PROMINENT_GAP):
   masked motion and noise make the beats of many a clear pulse irregular. On a much-masked trace the peak
-  must also stand well above any rival (MASKED_KEPT).
+  must also stand well above any rival (MASKED_KEPT) and keep half its beats (MASKED_BEATS_KEPT); no rival may
+  be nearly as strong (MAX_RIVAL); a rate at the band's low edge needs half its beats (LOW_RATE_BPM).
   A peak these rules refuse may still pass on its evidence score (SCORE): a right peak that one half misses,
   or whose beats are irregular, is mostly clear on the other measures. The score is tried on the spectral peak
   and, when the sub-harmonic check moved the rate to half or a third of it and neither half of the trace peaks
@@ -70,8 +71,7 @@ MAX_TIMING_NOISE = 6.0  # ms of beat-timing noise beyond which SDNN and RMSSD ar
 # last, 4 of 1,000 hard 30 s scans (seeds 17000+) and 3 on the bench had a wrong rate scoring 2.8-4.9, all
 # on traces under 80 % kept but one (bench seed 2238, moderate, 3.42). The threshold stands above every
 # wrong rate seen with the floors on (14,000 fitting and 10,000 fresh scans, seeds 17000-19499 and 30000-31999,
-# and the bench) but one that the rule gates pass as well (hard 60 s seed 11034: a third of the true rate,
-# score 10.0).
+# and the bench) but one (hard 60 s seed 11034: a third of the true rate, score 10.0), which LOW_RATE_BPM stops.
 SCORE = {"log_prominence": 6.06, "log_rival": -0.86, "both_halves": 0.51, "stability": 1.66, "signature": 38.25,
          "beats_accepted": 6.91, "beat_rate_gap": -2.11}
 SCORE_INTERCEPT = -56.91
