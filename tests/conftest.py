@@ -103,3 +103,22 @@ def other_tenant(make_tenant) -> Tenant:
 @pytest.fixture
 def platform_admin(operator_tenant) -> Member:
     return operator_tenant.admin
+
+
+@pytest.fixture
+def scratch_collection(emulators):
+    """Fresh top-level collections for tests of the Firestore plumbing itself, emptied afterwards: the security-rules
+    test and the privacy proof list every collection of the database, and no area declares these."""
+    from wellness_api.core import firebase
+
+    made = []
+
+    def collection(prefix: str):
+        ref = firebase.db().collection(f"{prefix}{uuid.uuid4().hex[:12]}")
+        made.append(ref)
+        return ref
+
+    yield collection
+    for ref in made:
+        for document in ref.list_documents():
+            document.delete()

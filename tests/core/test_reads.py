@@ -6,7 +6,6 @@ members of the pinned google-cloud-firestore; these tests are what an upgrade of
 
 import datetime as dt
 import importlib.metadata
-import uuid
 
 import pytest
 from google.api_core import exceptions
@@ -20,10 +19,6 @@ from wellness_api.core import firebase, reads
 # DocumentReference._document_path of this version.
 PINNED = "2.34.1"
 MOMENT = dt.datetime(2024, 2, 29, 23, 59, 58, 123456, tzinfo=dt.UTC)
-
-
-def _collection():
-    return firebase.db().collection(f"coreReads{uuid.uuid4().hex[:12]}")
 
 
 def _streamed(query) -> list:
@@ -45,9 +40,13 @@ def snapshots(monkeypatch):
 
 
 @pytest.fixture
-def every_kind(emulators):
+def collection(scratch_collection):
+    return scratch_collection("coreReads")
+
+
+@pytest.fixture
+def every_kind(collection):
     """A document holding every kind of value Firestore stores (an array never holds an array)."""
-    collection = _collection()
     other = collection.document("other")
     collection.document("all").set({
         "null": None, "true": True, "false": False, "int": -(2**62), "zero": 0, "double": 1.5, "nan": float("nan"),
@@ -88,12 +87,11 @@ def test_a_document_decodes_every_kind_of_value_as_the_library_does(every_kind):
     _same(reads.document(ref), ref.get().to_dict())
 
 
-def test_a_missing_document_is_none(emulators):
-    assert reads.document(_collection().document("gone")) is None
+def test_a_missing_document_is_none(collection):
+    assert reads.document(collection.document("gone")) is None
 
 
-def test_filters_order_cursors_and_limit_are_the_querys(emulators):
-    collection = _collection()
+def test_filters_order_cursors_and_limit_are_the_querys(collection):
     for n in range(6):
         collection.document(f"d{n}").set({"n": n, "even": n % 2 == 0})
     query = (collection.where(filter=firestore.FieldFilter("even", "==", True)).order_by("__name__")
@@ -102,9 +100,8 @@ def test_filters_order_cursors_and_limit_are_the_querys(emulators):
     assert reads.rows(collection.where(filter=firestore.FieldFilter("n", ">", 9))) == []
 
 
-def test_no_snapshot_is_made_and_the_dicts_are_the_callers(emulators, snapshots):
+def test_no_snapshot_is_made_and_the_dicts_are_the_callers(collection, snapshots):
     # What the helpers are for: the library makes a DocumentSnapshot per document, which deep-copies its data.
-    collection = _collection()
     collection.document("d").set({"steps": {"quiz": {"answers": [1, 2]}}})
     (_, first), = reads.rows(collection.limit(1))
     first["steps"]["quiz"]["answers"].append(3)
@@ -115,10 +112,9 @@ def test_no_snapshot_is_made_and_the_dicts_are_the_callers(emulators, snapshots)
     assert second == reads.document(collection.document("d")) == {"steps": {"quiz": {"answers": [1, 2]}}}
 
 
-def test_a_stream_broken_midway_is_read_again_whole(emulators, monkeypatch):
+def test_a_stream_broken_midway_is_read_again_whole(collection, monkeypatch):
     # Query.stream() resumes a RunQuery stream that breaks with a retryable error; the helper reads the query again
     # through stream() itself. The break is made at the Firestore client's RPC (the third party's boundary).
-    collection = _collection()
     for n in range(3):
         collection.document(f"d{n}").set({"n": n})
     api = firebase.db()._firestore_api

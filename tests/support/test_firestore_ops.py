@@ -1,17 +1,17 @@
 """support/firestore_ops counts what Firestore bills: missing documents and empty queries included."""
 
-import uuid
+import pytest
 
 from support.firestore_ops import counting
 from wellness_api.core import firebase
 
 
-def _collection():
-    return firebase.db().collection(f"opsCount{uuid.uuid4().hex[:12]}")
+@pytest.fixture
+def collection(scratch_collection):
+    return scratch_collection("opsCount")
 
 
-def test_a_batched_read_counts_every_document_asked_for_missing_ones_too(emulators):
-    collection = _collection()
+def test_a_batched_read_counts_every_document_asked_for_missing_ones_too(collection):
     collection.document("here").set({"n": 1})
     refs = [collection.document(name) for name in ("here", "gone", "never")]
     with counting() as ops:
@@ -20,14 +20,13 @@ def test_a_batched_read_counts_every_document_asked_for_missing_ones_too(emulato
     assert ops.reads == 3 and ops.writes == 0
 
 
-def test_a_single_read_of_a_missing_document_counts_one(emulators):
+def test_a_single_read_of_a_missing_document_counts_one(collection):
     with counting() as ops:
-        assert not _collection().document("gone").get().exists
+        assert not collection.document("gone").get().exists
     assert ops.reads == 1
 
 
-def test_a_query_counts_its_results_and_an_empty_one_counts_one(emulators):
-    collection = _collection()
+def test_a_query_counts_its_results_and_an_empty_one_counts_one(collection):
     batch = firebase.db().batch()
     for n in range(3):
         batch.set(collection.document(f"d{n}"), {"n": n})
@@ -42,11 +41,10 @@ def test_a_query_counts_its_results_and_an_empty_one_counts_one(emulators):
     assert ops.reads == 1
 
 
-def test_the_platforms_own_reads_count_as_the_librarys(emulators):
+def test_the_platforms_own_reads_count_as_the_librarys(collection):
     # core/reads sends RunQuery and GetDocument itself, past Query.stream() and get(): billed all the same.
     from wellness_api.core import reads
 
-    collection = _collection()
     for n in range(3):
         collection.document(f"d{n}").set({"n": n})
     with counting() as ops:
