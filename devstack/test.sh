@@ -10,5 +10,8 @@ if [ -n "${PYTEST_ARGS:-}" ]; then
   # shellcheck disable=SC2294
   eval "args=(${PYTEST_ARGS})"
 fi
+if [ ${#args[@]} -eq 0 ]; then
+  exec bash "$here/exec.sh" bash "$here/test_suite.sh"  # the whole suite: see test_suite.sh
+fi
 # pyproject.toml sets testpaths = ["tests"], so paths in PYTEST_ARGS narrow the run.
-exec bash "$here/exec.sh" "$root/functions/venv/bin/python" -m pytest ${args[@]+"${args[@]}"}
+exec bash "$here/exec.sh" "$root/functions/venv/bin/python" -m pytest "${args[@]}"

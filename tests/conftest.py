@@ -55,7 +55,7 @@ def pytest_collection_modifyitems(items):
                                  item.get_closest_marker("fuzz") is not None))
 
 
-def _reset_emulators() -> None:
+def reset_emulators() -> None:
     for url in (
         f"http://{os.environ['FIRESTORE_EMULATOR_HOST']}/emulator/v1/projects/{PROJECT}/databases/(default)/documents",
         f"http://{AUTH_HOST}/emulator/v1/projects/{PROJECT}/accounts",
@@ -65,7 +65,9 @@ def _reset_emulators() -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def emulators():
-    _reset_emulators()
+    # devstack/test_suite.sh resets them once for the processes it runs side by side.
+    if not os.environ.get("TESTS_EMULATORS_RESET"):
+        reset_emulators()
     yield
 
 

@@ -59,6 +59,10 @@ await check('page-check', report, async (launchHere) => {
   // scrolled through once, so that the text, the code examples and the full-page screenshot hold
   // everything, then back to the top.
   if (opts.scroll) {
+    // A window four screens tall brings four screens of operations near the viewport per step: the same
+    // rendering, a quarter of the steps (each waits for what it brought into view to render).
+    const size = page.viewportSize()
+    await page.setViewportSize({ width: size.width, height: size.height * 4 })
     for (let y = 0; Date.now() < deadline;) {
       const { height, view } = await page.evaluate(() => ({ height: document.documentElement.scrollHeight, view: innerHeight }))
       if (y + view >= height) break
@@ -66,6 +70,7 @@ await check('page-check', report, async (launchHere) => {
       await page.evaluate((top) => window.scrollTo(0, top), y)
       await page.waitForTimeout(120)
     }
+    await page.setViewportSize(size)
     await page.evaluate(() => window.scrollTo(0, 0))
     await page.waitForLoadState('networkidle', { timeout: Math.max(1000, deadline - Date.now()) }).catch(() => {})
     await page.waitForTimeout(300)

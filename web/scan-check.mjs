@@ -11,7 +11,8 @@
 //   the results and clicks Continue.
 // --deny-camera: the camera permission prompt is denied (--deny-permission-prompts); the driver clicks
 //   Start, waits for the camera message and clicks Exit.
-// --guidance-only (with --video): records the guidance of 10 s of preview, then exits (as --no-face).
+// --guidance-only (with --video): records the guidance of the preview until it says --expect-guidance (at most
+// 30 s), then 4 s more (nothing else may follow it, a measurement least of all), then exits (as --no-face).
 // --no-face (with --video of something else): waits for the guidance, clicks Try again, reloads (resume),
 //   starts again and exits; without a returnUrl the page shows its exit message (no --return-origin needed).
 // --outage N: the first N reads of the session (GET /session) are answered 503 here, as a restarting server
@@ -34,7 +35,7 @@ import { join } from 'node:path'
 const opts = options('scan-check', {
   url: 'string', video: 'path', 'deny-camera': 'flag', 'no-face': 'flag', 'guidance-only': 'flag',
   'return-origin': 'string', shots: 'path', 'timeout-ms': 'number', outage: 'number',
-  'fail-measurement': 'flag',
+  'fail-measurement': 'flag', 'expect-guidance': 'string',
 }, { timeoutMs: 150000, width: 390, height: 844, outage: 0 }, [])
 if (opts.guidanceOnly) opts.noFace = true
 if (!opts.url || !opts.shots || !(opts.video || opts.denyCamera) || !(opts.returnOrigin || opts.noFace)) {
@@ -157,10 +158,16 @@ await check('scan-check', report, async (launchHere) => {
   await page.locator('#start').click()
 
   if (opts.guidanceOnly) {
-    // Whatever the guidance says during 10 s of preview (guidanceSeen), then Exit.
+    // Whatever the guidance says (guidanceSeen) until the expected advice, and 4 s after it; then Exit.
     await page.locator('#camera').waitFor({ state: 'visible', timeout: 30000 })
     await page.locator('#guidance').waitFor({ state: 'visible', timeout: 30000 })
-    await page.waitForTimeout(10000)
+    if (opts.expectGuidance) {
+      await page.waitForFunction((says) => document.getElementById('guidance').textContent.includes(says),
+        opts.expectGuidance, { timeout: 30000 }).catch(() => {})  // the test reports what was seen instead
+      await page.waitForTimeout(4000)
+    } else {
+      await page.waitForTimeout(10000)
+    }
     await shot('2-guidance')
     await page.locator('#exit').click()
     await page.locator('#exit').waitFor({ state: 'hidden', timeout: 30000 })

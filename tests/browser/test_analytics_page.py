@@ -29,7 +29,9 @@ from tests.browser.driver import ROOT, SHOTS
 from tests.conftest import BASE_URL, bearer, sign_in
 from wellness_api.ops import demo as world_demo
 
-pytestmark = pytest.mark.e2e
+# serial: the platform administrator's picker lists every client of the database, which the tests run side by
+# side (devstack/test_suite.sh) keep adding to.
+pytestmark = [pytest.mark.e2e, pytest.mark.serial]
 
 PAGE = BASE_URL + "/admin/analytics"
 BUILT = ROOT / "public" / "admin" / "analytics"

@@ -215,7 +215,8 @@ def test_guidance_names_the_problem(tenant, tmp_path, problem, says):
     video = write_problem_y4m(tmp_path / f"{problem}.y4m", problem)
     session = _create(make_partner(tenant, points=2), locale="en")
 
-    report = _drive(session, f"guidance-{problem}", "--video", video["path"], "--guidance-only", timeout=120)
+    report = _drive(session, f"guidance-{problem}", "--video", video["path"], "--guidance-only",
+                    "--expect-guidance", says, timeout=120)
 
     assert says in report["guidanceSeen"], report["guidanceSeen"]
     if problem != "moving":  # (a head that keeps jumping may hold still long enough in between)
