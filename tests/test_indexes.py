@@ -50,7 +50,10 @@ def _records() -> list[dict]:
 
 
 def _whole_suite(session) -> bool:
-    """Whether every tests/ folder ran: only then is a field that was never written a finding."""
+    """Whether every tests/ folder ran: only then is a field that was never written a finding. `make test` runs the
+    suite in steps, each its own pytest process (devstack/test_suite.sh), and says so for the last one."""
+    if os.environ.get("TESTS_WHOLE_SUITE") == "1":
+        return True
     ran = {Path(item.path).relative_to(ROOT / "tests").parts[0] for item in session.items}
     folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
     return folders <= ran
