@@ -117,7 +117,7 @@ def assess(fps: float, t_ms: list[float], rgb: list[list[float]]) -> tuple[dict[
     # and the beats found on the wave must keep that rate, two checks independent of the spectrum's own.
     evidence = [_evidence(uniform, raw, kept, fs, p) for p in peaks]
     q.update(evidence[0][0])
-    score = _score(peak, {**q, **evidence[0][0]})
+    score = _score(peak, q)
     q["score"] = round(score, 2) if np.isfinite(score) else None
     if peak.trusted and _passes(peak, q):
         chosen = 0
