@@ -126,9 +126,10 @@ def _whole_baseline(baseline: np.ndarray, fs: float) -> float | None:
     middle = kept[len(kept) // 2]
     rates = [_rate(*_sampled(baseline, fs, lo, hi), BAND[1]) for lo, hi in
              ((kept[0], kept[-1]), (kept[0], middle), (middle, kept[-1]))]
-    if any(rate is None or rate is SLOWER for rate in rates):
+    found = [rate for rate in rates if rate is not None and rate is not SLOWER]
+    if len(found) < len(rates):
         return None
-    whole, *halves = rates
+    whole, *halves = found
     return whole[0] if all(abs(half[0] - whole[0]) <= AGREE for half in halves) else None
 
 
