@@ -123,6 +123,28 @@ def test_the_rival_of_a_pulse_is_small_and_of_noise_near_one():
     assert spectrum.rival(freqs, power, strongest) > 0.5
 
 
+def test_the_windows_mean_spectrum_sets_a_pulse_apart_from_noise():
+    fs = filters.FS
+    t = np.arange(int(30 * fs)) / fs
+    noise = np.random.default_rng(7).standard_normal(len(t))
+    kept = np.ones(len(t), bool)
+    # a pulse whose rate wanders with breathing (+-4 %), below the noise in every sample
+    wandering = 0.6 * np.sin(2 * np.pi * 1.3 * t + 0.04 * 1.3 / 0.25 * np.sin(2 * np.pi * 0.25 * t))
+    spectra = spectrum.windows(noise + wandering, kept, fs)
+    assert len(spectra.starts) == 9 and spectra.power.shape == (9, len(spectra.freqs))
+    prominence, rival = spectrum.averaged(spectra, 1.3)
+    assert prominence > 10 and rival < 0.3
+    spectra = spectrum.windows(noise, kept, fs)
+    band = (spectra.freqs >= filters.BAND[0]) & (spectra.freqs <= filters.BAND[1])
+    strongest = float(spectra.freqs[band][np.argmax(spectra.power.mean(axis=0)[band])])
+    assert spectrum.averaged(spectra, strongest)[1] > 0.5
+    # windows under 60 % free of motion are left out; under MIN_WINDOWS of them there is no mean spectrum
+    kept[: int(22 * fs)] = False
+    spectra = spectrum.windows(noise + wandering, kept, fs)
+    assert len(spectra.starts) < spectrum.MIN_WINDOWS and spectrum.averaged(spectra, 1.3) == (0.0, 1.0)
+    assert spectrum.stability(spectra, 1.3) == 0.0
+
+
 def test_hrv_is_reported_only_within_its_stated_tolerances():
     """SDNN within 10 ms and RMSSD within 25 ms of the generated beats' own values whenever reported
     (bench/vital_scan_accuracy.py states the same); si comes with them."""

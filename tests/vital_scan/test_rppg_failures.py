@@ -42,6 +42,12 @@ HR_FAILURES = [
     ("hard", 30, 2722), ("hard", 30, 2725),  # 73.3 -> 147.8, 166.7 -> 74.8: 70 % and 61 % kept
     ("hard", 30, 17558), ("hard", 30, 17682), ("hard", 30, 18139), ("hard", 30, 18412),  # 60-62 % kept
     ("hard", 60, 30267),  # 145.5 -> 71.3: half the rate, a rival of 0.49 (pipeline.SCORE_MAX_RIVAL)
+    # the windows' mean spectrum holding a strong rival (0.56-0.62) and few beats accepted (pipeline.AVERAGED_RIVAL,
+    # fresh dark-skin seeds): under half of them on a masked trace (75-78 % kept), 28 % on a trace 88 % kept
+    ("moderate", 30, 80527),  # 177.9 -> 165.2
+    ("hard", 60, 80060),  # 74.9 -> 118.2
+    ("moderate", 60, 91766),  # 166.6 -> 186.5
+    ("hard", 60, 101498),  # 138.3 -> 85.3: the evidence score 3.46 with a stability of 0.52 (pipeline.SCORE_THRESHOLD)
     ("moderate", 30, 41314),  # 47.3 -> 94.7: the strongest peak (the harmonic) tried though a half peaked at 47.3
     # the rule gates on a much-masked trace (54-74 % kept) with a rival of 0.6-0.77 (pipeline.MASKED_KEPT)
     ("hard", 30, 17915), ("hard", 30, 18303), ("hard", 30, 18583),  # 72.3 -> 178.6, 157.0 -> 48.3, 147.9 -> 92.4

@@ -48,6 +48,7 @@ PROMINENT = 14.0  # peak power over the band's median (outside the template): no
 PROMINENCE_BAND = (0.7, 4.0)  # Hz
 PROMINENCE_WIDTH = 0.03  # Hz: the peak's power is the highest bin within this of f0
 RIVAL_GAP = 0.15  # Hz: a rival (`rival`) is this far from f0 and its harmonic and sub-harmonic
+WELCH_WIDTH = 0.05  # Hz: the peak's power in the windows' mean spectrum is the highest bin within this of f0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +59,8 @@ class Peak:
     halves: int = 0  # how many halves of the trace peak at the rate (`halves_agree`): 0, 1 or 2
     prominence: float = 0.0  # the peak's power over the band's median (`prominence`)
     rival: float = 1.0  # the strongest power away from the rate and its harmonics over the peak's (`rival`)
+    averaged_prominence: float = 0.0  # the same two in the stability windows' mean spectrum (`averaged`)
+    averaged_rival: float = 1.0
 
     @property
     def trusted(self) -> bool:
@@ -100,23 +103,54 @@ def snr_db(freqs: np.ndarray, power: np.ndarray, f0: float, fs: float) -> float:
     return float(10 * np.log10(signal_power / noise_power))
 
 
-def stability(pulse: np.ndarray, kept: np.ndarray, fs: float, f0: float) -> float:
-    """The share of windows in which f0 is (nearly) the strongest in-band peak; see the module's text."""
+@dataclasses.dataclass(frozen=True)
+class Windows:
+    """The spectra of the stability windows at least MIN_KEPT free of motion, computed once per trace."""
+    freqs: np.ndarray
+    power: np.ndarray  # (windows, bins)
+    starts: list[int]
+    length: int  # samples
+
+
+def windows(pulse: np.ndarray, kept: np.ndarray, fs: float) -> Windows:
     length = int(min(STABILITY_WINDOW, max(6.0, len(pulse) / fs / 2)) * fs)
-    step = int(STABILITY_STEP * fs)
-    agreeing, total = [], 0
-    for start in range(0, len(pulse) - length + 1, step):
-        if kept[start:start + length].mean() < MIN_KEPT:
-            continue
-        freqs, power = power_spectrum(pulse[start:start + length], fs)
-        band = (freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1])
-        total += 1
-        near = band & (np.abs(freqs - f0) <= STABILITY_TOLERANCE)
-        if power[near].max() >= DOMINANCE * power[band].max():
-            agreeing.append(start)
-    if total < MIN_WINDOWS or not agreeing or agreeing[-1] - agreeing[0] < length:
+    starts = [start for start in range(0, len(pulse) - length + 1, int(STABILITY_STEP * fs))
+              if kept[start:start + length].mean() >= MIN_KEPT]
+    freqs, _ = power_spectrum(np.zeros(length), fs)
+    power = np.array([power_spectrum(pulse[start:start + length], fs)[1] for start in starts]).reshape(-1, len(freqs))
+    return Windows(freqs, power, starts, length)
+
+
+def stability(spectra: Windows, f0: float) -> float:
+    """The share of windows in which f0 is (nearly) the strongest in-band peak; see the module's text."""
+    band = (spectra.freqs >= filters.BAND[0]) & (spectra.freqs <= filters.BAND[1])
+    near = band & (np.abs(spectra.freqs - f0) <= STABILITY_TOLERANCE)
+    if len(spectra.starts) < MIN_WINDOWS or not near.any():
         return 0.0
-    return len(agreeing) / total
+    agree = spectra.power[:, near].max(axis=1) >= DOMINANCE * spectra.power[:, band].max(axis=1)
+    agreeing = [start for start, ok in zip(spectra.starts, agree, strict=True) if ok]
+    if not agreeing or agreeing[-1] - agreeing[0] < spectra.length:
+        return 0.0
+    return len(agreeing) / len(spectra.starts)
+
+
+def averaged(spectra: Windows, f0: float) -> tuple[float, float]:
+    """(prominence, rival) of f0 in the windows' mean spectrum (Welch's method): the highest power within
+    WELCH_WIDTH of f0 over the band's median, and the strongest power farther than RIVAL_GAP from f0, 2 f0 and
+    f0 / 2 over it. Averaging the windows shrinks the spread of the noise's power, so a pulse whose rate wanders
+    with breathing stands out more than in the whole trace's periodogram; (0, 1) without MIN_WINDOWS windows."""
+    freqs = spectra.freqs
+    band = (freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1])
+    near = band & (np.abs(freqs - f0) <= WELCH_WIDTH)
+    if len(spectra.starts) < MIN_WINDOWS or not near.any():
+        return 0.0, 1.0
+    mean = spectra.power.mean(axis=0)
+    peak, median = float(mean[near].max()), float(np.median(mean[band]))
+    away = band & (np.abs(freqs - f0) > RIVAL_GAP) & (np.abs(freqs - 2 * f0) > RIVAL_GAP) \
+        & (np.abs(freqs - f0 / 2) > RIVAL_GAP)
+    if peak <= 0 or median <= 0:
+        return 0.0, 1.0
+    return peak / median, (float(mean[away].max()) / peak if away.any() else 1.0)
 
 
 def _band_power(freqs: np.ndarray, power: np.ndarray, f: float, width: float = HALF_WIDTH / 2) -> float:
@@ -194,18 +228,22 @@ def candidates(pulse: np.ndarray, kept: np.ndarray, fs: float) -> list[Peak]:
     f_peak = interpolated_peak(freqs, power, index)
     acf = autocorrelation(filters.bandpass(pulse, fs), kept)
     f0 = fundamental(freqs, power, f_peak, acf, fs)
+    spectra = windows(pulse, kept, fs)
     if f0 == f_peak:
-        return [_peak(pulse, kept, fs, freqs, power, f0)]
+        return [_peak(pulse, kept, fs, freqs, power, spectra, f0)]
     near = np.flatnonzero(np.abs(freqs - f0) <= HALF_WIDTH / 2)
     f0 = interpolated_peak(freqs, power, int(near[np.argmax(power[near])]))
-    return [_peak(pulse, kept, fs, freqs, power, f0), _peak(pulse, kept, fs, freqs, power, f_peak)]
+    return [_peak(pulse, kept, fs, freqs, power, spectra, f0), _peak(pulse, kept, fs, freqs, power, spectra, f_peak)]
 
 
-def _peak(pulse: np.ndarray, kept: np.ndarray, fs: float, freqs: np.ndarray, power: np.ndarray, f0: float) -> Peak:
+def _peak(pulse: np.ndarray, kept: np.ndarray, fs: float, freqs: np.ndarray, power: np.ndarray, spectra: Windows,
+          f0: float) -> Peak:
+    averaged_prominence, averaged_rival = averaged(spectra, f0)
     return Peak(hz=f0, snr_db=snr_db(freqs, power, f0, fs),
-                stability=0.0 if ambiguous(freqs, power, f0) else stability(pulse, kept, fs, f0),
+                stability=0.0 if ambiguous(freqs, power, f0) else stability(spectra, f0),
                 halves=halves_agree(pulse, kept, fs, f0), prominence=prominence(freqs, power, f0),
-                rival=rival(freqs, power, f0))
+                rival=rival(freqs, power, f0), averaged_prominence=averaged_prominence,
+                averaged_rival=averaged_rival)
 
 
 def prominence(freqs: np.ndarray, power: np.ndarray, f0: float) -> float:
