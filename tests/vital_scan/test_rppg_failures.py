@@ -48,6 +48,7 @@ HR_FAILURES = [
     ("hard", 60, 80060),  # 74.9 -> 118.2
     ("moderate", 60, 91766),  # 166.6 -> 186.5
     ("hard", 60, 101498),  # 138.3 -> 85.3: the evidence score 3.46 with a stability of 0.52 (pipeline.SCORE_THRESHOLD)
+    ("moderate", 60, 112138),  # 57.8 -> 115.9: the strongest peak's score with a harmonic as strong (Peak.ambiguous)
     ("moderate", 30, 41314),  # 47.3 -> 94.7: the strongest peak (the harmonic) tried though a half peaked at 47.3
     # the rule gates on a much-masked trace (54-74 % kept) with a rival of 0.6-0.77 (pipeline.MASKED_KEPT)
     ("hard", 30, 17915), ("hard", 30, 18303), ("hard", 30, 18583),  # 72.3 -> 178.6, 157.0 -> 48.3, 147.9 -> 92.4

@@ -75,8 +75,9 @@ MAX_TIMING_NOISE = 6.0  # ms of beat-timing noise beyond which SDNN and RMSSD ar
 # fitted on the peaks the rule gates refuse in 12,000 moderate and hard scans of 30 and 60 s (seeds 10000-12999,
 # never the bench's), wrong peaks weighted 5 to 1, every coefficient held to its sensible sign (the beat-rate gap
 # and the mean spectrum's prominence fitted to 0 and are left out). Only peaks past the floors count: SNR
-# (`spectrum.MIN_SNR`), signature, beats within BEAT_RATE_GAP, at least one half, the peak at least 2.2 times
-# any rival (SCORE_MAX_RIVAL), SCORE_MIN_KEPT of the trace free of motion and the low-rate rule.
+# (`spectrum.MIN_SNR`), no harmonic reading as strong (`Peak.ambiguous`: moderate 60 s seed 112138 read 57.8 as its
+# harmonic 115.9 with a score of 9.9 without it), signature, beats within BEAT_RATE_GAP, at least one half, the peak
+# at least 2.2 times any rival (SCORE_MAX_RIVAL), SCORE_MIN_KEPT of the trace free of motion and the low-rate rule.
 SCORE = {"log_prominence": 3.135, "log_rival": -1.208, "both_halves": 0.455, "stability": 0.427,
          "signature": 49.089, "beats_accepted": 7.3, "log_averaged_rival": -4.539}
 SCORE_INTERCEPT = -61.703
@@ -210,12 +211,12 @@ def _confirmed(peak: spectrum.Peak, q: dict[str, Any]) -> bool:
 
 
 def _score(peak: spectrum.Peak, q: dict[str, Any]) -> float:
-    """The evidence score of a peak (see SCORE), -inf when a floor fails. On the fitting seeds the 634 right peaks
-    the rules refuse scored 2.5-10.8 (10th-90th percentile), the 7 wrong ones past the floors at most 2.954."""
+    """The evidence score of a peak (see SCORE), -inf when a floor fails. On the fitting seeds the right peaks the
+    rules refuse scored 2.5-10.8 (10th-90th percentile), no wrong one past the floors above 2.954."""
     gap = q["beat_rate_gap"]
     if q["signature"] < MIN_SIGNATURE or gap is None or gap > BEAT_RATE_GAP or peak.halves < 1 \
-            or peak.snr_db < spectrum.MIN_SNR or peak.rival > SCORE_MAX_RIVAL or q["kept"] < SCORE_MIN_KEPT \
-            or not _low_rate_beats(peak, q):
+            or peak.snr_db < spectrum.MIN_SNR or peak.ambiguous or peak.rival > SCORE_MAX_RIVAL \
+            or q["kept"] < SCORE_MIN_KEPT or not _low_rate_beats(peak, q):
         return float("-inf")
     features = {"log_prominence": np.log(max(peak.prominence, 1e-3)), "log_rival": np.log(max(peak.rival, 1e-3)),
                 "both_halves": float(peak.halves == 2), "stability": peak.stability, "signature": q["signature"],

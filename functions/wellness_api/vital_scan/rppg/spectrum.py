@@ -61,6 +61,7 @@ class Peak:
     rival: float = 1.0  # the strongest power away from the rate and its harmonics over the peak's (`rival`)
     averaged_prominence: float = 0.0  # the same two in the stability windows' mean spectrum (`averaged`)
     averaged_rival: float = 1.0
+    ambiguous: bool = False  # a harmonic reading is about as strong (`ambiguous`); the stability is then 0
 
     @property
     def trusted(self) -> bool:
@@ -239,11 +240,11 @@ def candidates(pulse: np.ndarray, kept: np.ndarray, fs: float) -> list[Peak]:
 def _peak(pulse: np.ndarray, kept: np.ndarray, fs: float, freqs: np.ndarray, power: np.ndarray, spectra: Windows,
           f0: float) -> Peak:
     averaged_prominence, averaged_rival = averaged(spectra, f0)
-    return Peak(hz=f0, snr_db=snr_db(freqs, power, f0, fs),
-                stability=0.0 if ambiguous(freqs, power, f0) else stability(spectra, f0),
+    harmonic = ambiguous(freqs, power, f0)
+    return Peak(hz=f0, snr_db=snr_db(freqs, power, f0, fs), stability=0.0 if harmonic else stability(spectra, f0),
                 halves=halves_agree(pulse, kept, fs, f0), prominence=prominence(freqs, power, f0),
                 rival=rival(freqs, power, f0), averaged_prominence=averaged_prominence,
-                averaged_rival=averaged_rival)
+                averaged_rival=averaged_rival, ambiguous=harmonic)
 
 
 def prominence(freqs: np.ndarray, power: np.ndarray, f0: float) -> float:
