@@ -87,7 +87,7 @@ def test_a_whole_scan_baseline_its_halves_contradict_gives_no_rr():
     index = np.flatnonzero(baseline)
     whole = respiration._rate(*respiration._sampled(baseline, filters.FS, index[0], index[-1]), respiration.BAND[1])
     assert abs(whole[0] - case.truth.rr) > synthetic.RR_WRONG and whole[1] >= respiration.ALONE_SHARE
-    assert respiration._whole_baseline(baseline, filters.FS) is None
+    assert respiration.whole_baseline(baseline, filters.FS) is None
     assert abs(measure(case)["rr"] - case.truth.rr) <= 1  # the longest run of beats reads it
 
 
@@ -240,6 +240,36 @@ def test_hosted_measurement_completes_with_the_engine_metrics(http, partner):
     assert response.json["status"] == "completed" and abs(stored["hr"] - case.truth.hr) < 2
     assert stored == measure(case) and not set(NEVER) & set(stored)
     assert partner_view(http, partner, sid)["metrics"] == stored
+
+
+# Moderate 60 s scans (seeds 130000+) whose pulse gives no heart rate but whose colour baseline over the whole scan,
+# clear beyond doubt and confirmed by each half, gives the breathing rate.
+@pytest.mark.parametrize("seed", [130013, 130055, 130137])
+def test_a_scan_without_a_heart_rate_may_still_give_the_breathing_rate(seed):
+    case = synthetic.bench_case("moderate", 60, seed)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert set(metrics) == {"rr"} and abs(metrics["rr"] - case.truth.rr) <= 1
+    assert quality["reason"] == "weak"  # why hr was omitted: the service still offers a retry
+
+
+def test_a_breathing_rate_alone_is_answered_try_again_until_the_last_scan(http, partner):
+    from tests.conftest import bearer
+    from tests.vital_scan.test_hosted import HOSTED, new_session, partner_view
+    from tests.vital_scan.test_routes import spent
+
+    sid, token = new_session(http, partner)
+    http.post(f"{HOSTED}/start", headers=bearer(token))
+    case = synthetic.bench_case("moderate", 60, 130055)
+    body = {"fps": case.fps, "t": [round(x, 3) for x in case.t], "rgb": [[round(v, 3) for v in px] for px in case.rgb]}
+    for _ in range(2):  # a retry may still get the heart rate: the session stays in progress, no point spent
+        response = http.post(f"{HOSTED}/measurement", json=body, headers=bearer(token))
+        assert response.status_code == 200 and response.json == {"status": "in_progress", "retry": "weak"}
+    assert spent(partner.client_id) == 1
+    response = http.post(f"{HOSTED}/measurement", json=body, headers=bearer(token))
+    assert response.status_code == 200, response.json
+    assert response.json["status"] == "completed" and response.json["metrics"] == measure(case)
+    assert set(response.json["metrics"]) == {"rr"} and abs(response.json["metrics"]["rr"] - case.truth.rr) <= 1
+    assert partner_view(http, partner, sid)["metrics"] == response.json["metrics"]
 
 
 # ------------------------------------------------------------------------------ bounds (issue 25)

@@ -314,7 +314,9 @@ def hosted_measurement(ref: HostedRef, body: MeasurementBody) -> dict:
     _hosted(ref, lambda data, now: _require_in_progress(data))  # refuse early, before the engine runs
     raw, quality = _assess(engine.Trace(body.fps, body.t, body.rgb))
     result = metrics_mod.public_metrics(raw)
-    reason = quality.get("reason") if result is None else None
+    # The engine gives a reason when the scan has no heart rate, even if it holds a breathing rate: a retry may
+    # still get the heart rate, and only the last scan completes with the breathing rate alone.
+    reason = quality.get("reason") if result is None or "hr" not in result else None
 
     def action(data, now) -> Change:
         _require_in_progress(data)
@@ -322,7 +324,7 @@ def hosted_measurement(ref: HostedRef, body: MeasurementBody) -> dict:
         if reason in RETRY_REASONS and retries < MAX_RETRIES:
             # Trying again would help (too dark, too much movement, a weak pulse): the session stays
             # in_progress (a retry costs no point, 3.2) and the page says what to change. After MAX_RETRIES
-            # such scans the next one completes, with metrics null if it too supports nothing.
+            # such scans the next one completes with what it supports: null, or rr alone.
             return Change({"status": IN_PROGRESS, "retry": reason},
                           {"retries": retries + 1, "retryQuality": quality})
         # quality is internal (2.12): stored with the measurement as evidence, never part of the metrics or

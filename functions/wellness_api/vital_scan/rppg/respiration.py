@@ -16,7 +16,7 @@ series count only when the pulse wave is clean (`beats_usable`). The band is cap
 rate, since a beat series cannot show a modulation faster than half its beat rate. Only the longest run of beats
 between masked samples is used (no interpolation across motion), and it must span at least MIN_SPAN.
 
-When these give no rate, the baseline over the whole scan may (`_whole_baseline`): read from every motion-free
+When these give no rate, the baseline over the whole scan may (`whole_baseline`): read from every motion-free
 sample, with the masked ones left at zero rather than bridged, it has more breaths to show than the longest
 run, but the gaps colour its spectrum (moderate 60 s seed 10525: 13.3/min read as 9.2 with 69 % of the band's
 power), so its peak counts only when each half of the scan, on its own, peaks within AGREE of it.
@@ -113,13 +113,15 @@ def respiratory_rate(beats: Beats, baseline: np.ndarray, fs: float, hr_hz: float
     # Clear modulations that disagree, or fewer than two: only a baseline clear beyond doubt is breathing.
     if riiv is not None and riiv[1] >= ALONE_SHARE:
         return riiv[0]
-    return _whole_baseline(baseline, fs)
+    return whole_baseline(baseline, fs)
 
 
-def _whole_baseline(baseline: np.ndarray, fs: float) -> float | None:
+def whole_baseline(baseline: np.ndarray, fs: float, share: float = CLEAR_SHARE) -> float | None:
     """The baseline's rate over all motion-free samples (`baseline` is 0 at masked ones) when it is clear there and
     in each half of them, and the halves agree with it within AGREE; None otherwise, or when any of the three
-    peaks inside the Mayer wave's lobe."""
+    peaks inside the Mayer wave's lobe. `share`: of the breathing band's power the whole's peak must hold. It needs
+    no beats: with each half at least MIN_SPAN long, it also reads a scan whose pulse gives no heart rate
+    (`pipeline`, with ALONE_SHARE)."""
     kept = np.flatnonzero(baseline)
     if len(kept) < 2:
         return None
@@ -130,6 +132,8 @@ def _whole_baseline(baseline: np.ndarray, fs: float) -> float | None:
     if len(found) < len(rates):
         return None
     whole, *halves = found
+    if whole[1] < share:
+        return None
     return whole[0] if all(abs(half[0] - whole[0]) <= AGREE for half in halves) else None
 
 
