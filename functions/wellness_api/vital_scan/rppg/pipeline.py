@@ -17,9 +17,9 @@ is omitted rather than guessed (2.12):
   there, on the strongest peak itself (`spectrum.candidates`); exactly one of them must pass, or hr is omitted.
 - rr: at least two respiratory modulations clear and all clear ones agreeing, or the colour baseline's alone
   when beyond doubt (`respiration`); the beat amplitudes and intervals count only from a clean wave
-  (BEAT_MIN_SNR). A scan with no heart rate may still give rr, from the baseline over the whole scan confirmed
-  by each half (`respiration.whole_baseline`); its quality keeps the reason hr was omitted, so the service
-  still offers a retry.
+  (BEAT_MIN_SNR). A scan with no heart rate may still give rr, from the baseline over the whole scan clear
+  beyond doubt and confirmed by each half (`_breathing_alone`); its quality keeps the reason hr was omitted, so
+  the service still offers a retry.
 - hrv, hrv_indices, si: beats timed precisely (MAX_TIMING_NOISE, from the spread of the upstroke-to-peak
   delay) and the variability the same from peaks and from upstrokes (HRV_AGREEMENT).
 
