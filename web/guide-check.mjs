@@ -48,7 +48,15 @@ await check('guide-check', report, async (launchHere) => {
     await input.pressSequentially(opts.query, { delay: 30 })
     const items = page.locator('.md-search-result__item')
     await items.first().waitFor({ state: 'visible', timeout: opts.timeoutMs })
-    await page.waitForTimeout(300)  // the list fills in one render; let it settle
+    // The search worker answers each keystroke, and on a loaded machine the list may still show a shorter query's
+    // results when the first item appears: read it once it has stayed the same for a second.
+    let shown = null
+    for (const start = Date.now(); Date.now() - start < opts.timeoutMs;) {
+      const now = await page.$$eval('.md-search-result__item > a', (as) => as.map((a) => a.href).join('\n'))
+      if (now === shown) break
+      shown = now
+      await page.waitForTimeout(1000)
+    }
     report.resultsText = await page.locator('.md-search-result').first().innerText()
     report.results = await page.$$eval('.md-search-result__item > a', (as) =>
       as.map((a) => ({ title: (a.querySelector('h1, h2') || a).innerText.trim(), href: a.href })))
