@@ -85,7 +85,8 @@ def test_a_whole_scan_baseline_its_halves_contradict_gives_no_rr():
     _, kept = pos.pos(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
     baseline = respiration.intensity_signal(uniform, kept, filters.FS)
     index = np.flatnonzero(baseline)
-    whole = respiration._rate(*respiration._sampled(baseline, filters.FS, index[0], index[-1]), respiration.BAND[1])
+    span = respiration._sampled(baseline, filters.FS, index[0] / filters.FS, index[-1] / filters.FS)
+    whole = respiration._rate(*span, respiration.BAND[1])
     assert abs(whole[0] - case.truth.rr) > synthetic.RR_WRONG and whole[1] >= respiration.ALONE_SHARE
     assert respiration.whole_baseline(baseline, filters.FS) is None
     assert abs(measure(case)["rr"] - case.truth.rr) <= 1  # the longest run of beats reads it

@@ -98,9 +98,7 @@ def respiratory_rate(beats: Beats, baseline: np.ndarray, fs: float, hr_hz: float
     if len(t) < 2:
         return None
     # RIIV is read from the continuous signal, not at the beats: a slow pulse cannot alias it.
-    grid = np.arange(t[0], t[-1], 1 / FS)
-    index = np.clip(np.round(grid * fs).astype(int), 0, len(baseline) - 1)
-    riiv = _rate(grid, baseline[index], BAND[1])
+    riiv = _rate(*_sampled(baseline, fs, t[0], t[-1]), BAND[1])
     candidates = [riiv]
     if beats_usable:
         candidates += [_rate(t, beats.values[lo:hi + 1][good], upper),
@@ -126,7 +124,7 @@ def whole_baseline(baseline: np.ndarray, fs: float, share: float = CLEAR_SHARE) 
     if len(kept) < 2:
         return None
     middle = kept[len(kept) // 2]
-    rates = [_rate(*_sampled(baseline, fs, lo, hi), BAND[1]) for lo, hi in
+    rates = [_rate(*_sampled(baseline, fs, lo / fs, hi / fs), BAND[1]) for lo, hi in
              ((kept[0], kept[-1]), (kept[0], middle), (middle, kept[-1]))]
     found = [rate for rate in rates if rate is not None and rate is not SLOWER]
     if len(found) < len(rates):
@@ -137,9 +135,9 @@ def whole_baseline(baseline: np.ndarray, fs: float, share: float = CLEAR_SHARE) 
     return whole[0] if all(abs(half[0] - whole[0]) <= AGREE for half in halves) else None
 
 
-def _sampled(baseline: np.ndarray, fs: float, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
-    """(times, values) of the baseline from sample lo to hi at FS."""
-    grid = np.arange(lo / fs, hi / fs, 1 / FS)
+def _sampled(baseline: np.ndarray, fs: float, start: float, end: float) -> tuple[np.ndarray, np.ndarray]:
+    """(times, values) of the baseline (at rate fs) from start to end s, at FS."""
+    grid = np.arange(start, end, 1 / FS)
     return grid, baseline[np.clip(np.round(grid * fs).astype(int), 0, len(baseline) - 1)]
 
 
