@@ -92,6 +92,24 @@ def test_a_whole_scan_baseline_its_halves_contradict_gives_no_rr():
     assert abs(measure(case)["rr"] - case.truth.rr) <= 1  # the longest run of beats reads it
 
 
+# Slow breathing (8-10/min) on moderate 60 s scans (seeds 70000+, never the bench's): the peak of each half lies inside
+# the half's own Mayer lobe (up to about 10/min), not the whole scan's (about 8/min), so the halves are read down to
+# the whole scan's lobe (respiration.SLOW_HALVES_KEPT).
+@pytest.mark.parametrize("seed", [70063, 70071, 70146])
+def test_slow_breathing_is_confirmed_by_halves_read_down_to_the_whole_scans_lobe(seed):
+    case = synthetic.bench_case("moderate", 60, seed)
+    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
+    _, kept = pos.pos(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
+    baseline = respiration.intensity_signal(uniform, kept, filters.FS)
+    index = np.flatnonzero(baseline)
+    middle = index[len(index) // 2]
+    own = [respiration._rate(*respiration._sampled(baseline, filters.FS, lo / filters.FS, hi / filters.FS),
+                             respiration.BAND[1]) for lo, hi in ((index[0], middle), (middle, index[-1]))]
+    assert respiration.SLOWER in own and case.truth.rr < 10
+    assert abs(respiration.whole_baseline(baseline, filters.FS) - case.truth.rr) <= 1
+    assert abs(measure(case)["rr"] - case.truth.rr) <= 1
+
+
 # Moderate 30 s bench traces whose right peak only one half of the trace showed (the rule gates refuse it): the
 # evidence score (pipeline.SCORE) passes it, the peak standing at least 2.2 times above any rival (issue 27, goal 2).
 @pytest.mark.parametrize("seed", [2023, 2028, 2051, 2055])
