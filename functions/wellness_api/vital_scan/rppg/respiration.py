@@ -16,12 +16,13 @@ series count only when the pulse wave is clean (`beats_usable`). The band is cap
 rate, since a beat series cannot show a modulation faster than half its beat rate. Only the longest run of beats
 between masked samples is used (no interpolation across motion), and it must span at least MIN_SPAN.
 
-When these give no rate, the baseline over the whole scan may (`whole_baseline`): read from every motion-free
-sample, with the masked ones left at zero rather than bridged, it has more breaths to show than the longest
-run, but the gaps colour its spectrum (moderate 60 s seed 10525: 13.3/min read as 9.2 with 69 % of the band's
-power), so its peak counts only when each half of the scan, on its own, peaks within AGREE of it. A half is read
-down to the whole scan's Mayer lobe, not its own, on a scan mostly free of motion (SLOW_HALVES_KEPT): slow breathing
-lies inside a half's lobe, and the halves could otherwise never confirm it.
+When these give no rate, or the run's baseline peaks inside its Mayer lobe (the whole scan's lobe is lower), the
+baseline over the whole scan may (`whole_baseline`): read from every motion-free sample, with the masked ones left
+at zero rather than bridged, it has more breaths to show than the longest run, but the gaps colour its spectrum
+(moderate 60 s seed 10525: 13.3/min read as 9.2 with 69 % of the band's power), so its peak counts only when each
+half of the scan, on its own, peaks within AGREE of it. On a scan mostly free of motion (SLOW_HALVES_KEPT) a half
+peaking inside its own lobe is read down to the whole scan's: slow breathing lies inside a half's lobe, and the
+halves could otherwise never confirm it.
 """
 
 import numpy as np
