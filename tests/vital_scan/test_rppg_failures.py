@@ -77,7 +77,7 @@ RR_FAILURES = [
     # no heart rate, the whole scan's baseline confirmed by its halves but under ALONE_SHARE (0.56-0.59 on hard scans):
     # 10.9 -> 17.7, 11.3 -> 16.1, 9.2 -> 20.2, 15.7 -> 11.6 (pipeline._breathing_alone)
     ("moderate", 60, 121247), ("moderate", 60, 121916), ("hard", 60, 120663), ("hard", 60, 121231),
-    # much-masked scans (80-83 % kept) whose halves, read down to the whole scan's Mayer lobe, confirmed the slow colour
+    # much-masked scans (80-81 % kept) whose halves, read down to the whole scan's Mayer lobe, confirmed the slow colour
     # drift the gaps chop into steps (respiration.SLOW_HALVES_KEPT): 19.3 -> 9.5, 21.7 -> 10.0
     ("hard", 60, 70904), ("hard", 60, 72535),
     # halves read down to the whole scan's lobe at a share of 0.3 instead of CLEAR_SHARE: 17.9 -> 11.0

@@ -133,9 +133,9 @@ def respiratory_rate(beats: Beats, baseline: np.ndarray, fs: float, hr_hz: float
 
 def whole_baseline(baseline: np.ndarray, fs: float, share: float = CLEAR_SHARE) -> float | None:
     """The baseline's rate over all motion-free samples (`baseline` is 0 at masked ones) when its peak holds `share` of
-    the breathing band's power, each half of them clearly peaks within AGREE of it, and none of the three
-    lies inside the Mayer wave's lobe; None otherwise. A half peaking inside its own lobe is read down to the whole
-    scan's when SLOW_HALVES_KEPT of the scan is free of motion. It needs no beats: with each half at least MIN_SPAN long, it also
+    the breathing band's power, each half of them clearly peaks within AGREE of it, and none of the three lies inside
+    the Mayer wave's lobe; None otherwise. A half peaking inside its own lobe is read down to the whole scan's when
+    SLOW_HALVES_KEPT of the scan is free of motion. It needs no beats: with each half at least MIN_SPAN long, it also
     reads a scan whose pulse gives no heart rate (`pipeline`, with ALONE_SHARE)."""
     kept = np.flatnonzero(baseline)
     if len(kept) < 2:
@@ -146,7 +146,8 @@ def whole_baseline(baseline: np.ndarray, fs: float, share: float = CLEAR_SHARE) 
         return None
     floor = _mayer_floor(t[-1] - t[0]) if len(kept) >= SLOW_HALVES_KEPT * len(baseline) else None
     middle = kept[len(kept) // 2]
-    halves = [_half(*_sampled(baseline, fs, lo / fs, hi / fs), floor) for lo, hi in ((kept[0], middle), (middle, kept[-1]))]
+    halves = [_half(*_sampled(baseline, fs, lo / fs, hi / fs), floor)
+              for lo, hi in ((kept[0], middle), (middle, kept[-1]))]
     agree = all(half is not None and half is not SLOWER and abs(half[0] - whole[0]) <= AGREE for half in halves)
     return whole[0] if agree else None
 
