@@ -63,9 +63,11 @@ def _mayer_floor(span: float) -> float:
 
 
 def _rate(t: np.ndarray, values: np.ndarray, upper: float, clear: float = CLEAR_SHARE,
-          floor: float | None = None) -> tuple[float, float] | None:
+          lower: float | None = None) -> tuple[float, float] | None:
     """(breaths/min, share of the band's power at the peak) of a peak holding at least `clear` of it; SLOWER when the
-    peak lies under `floor` (by default the top of the Mayer wave's lobe in this span); else None."""
+    peak lies inside the Mayer wave's lobe in this span, or, when `lower` is given, under `lower` (Hz); else None.
+    The share is of the band above the lobe, or above `lower` when the peak lies between the two: only then, since
+    the wider band holds more of the slow power, which lowers the share of a peak above the lobe."""
     ok = np.isfinite(values)
     t, values = t[ok], values[ok]
     if len(t) < 6 or t[-1] - t[0] < MIN_SPAN:
@@ -76,7 +78,7 @@ def _rate(t: np.ndarray, values: np.ndarray, upper: float, clear: float = CLEAR_
     freqs, power = power_spectrum(series, FS)
     # The Mayer wave (about 0.1 Hz, in every beat series) spreads over its window's main lobe, 2/span Hz
     # either side: a breathing peak is looked for only above it.
-    floor = _mayer_floor(t[-1] - t[0]) if floor is None else floor
+    floor = _mayer_floor(t[-1] - t[0])
     band = (freqs >= BAND[0]) & (freqs <= upper)
     if not band.any() or power[band].sum() <= 0:
         return None
@@ -84,6 +86,8 @@ def _rate(t: np.ndarray, values: np.ndarray, upper: float, clear: float = CLEAR_
     index = int(inside[np.argmax(power[band])])
     if index in (inside[0], inside[-1]):
         return None  # the band's edge: slow drift leaking in
+    if freqs[index] < floor and lower is not None:
+        floor = lower
     if freqs[index] < floor:
         # A peak inside the Mayer wave's lobe: no breathing rate can be told apart there, and the next peak up
         # would be a guess.
@@ -146,17 +150,10 @@ def whole_baseline(baseline: np.ndarray, fs: float, share: float = CLEAR_SHARE) 
         return None
     floor = _mayer_floor(t[-1] - t[0]) if len(kept) >= SLOW_HALVES_KEPT * len(baseline) else None
     middle = kept[len(kept) // 2]
-    halves = [_half(*_sampled(baseline, fs, lo / fs, hi / fs), floor)
+    halves = [_rate(*_sampled(baseline, fs, lo / fs, hi / fs), BAND[1], lower=floor)
               for lo, hi in ((kept[0], middle), (middle, kept[-1]))]
     agree = all(half is not None and half is not SLOWER and abs(half[0] - whole[0]) <= AGREE for half in halves)
     return whole[0] if agree else None
-
-
-def _half(t: np.ndarray, values: np.ndarray, floor: float | None) -> tuple[float, float] | None:
-    """A half's rate (`_rate`); when its peak lies inside its own Mayer lobe and `floor` is given, read down to `floor`.
-    Only then: the wider band holds more of the slow power, which lowers the share of a peak above the half's lobe."""
-    rate = _rate(t, values, BAND[1])
-    return _rate(t, values, BAND[1], floor=floor) if rate is SLOWER and floor is not None else rate
 
 
 def _sampled(baseline: np.ndarray, fs: float, start: float, end: float) -> tuple[np.ndarray, np.ndarray]:
