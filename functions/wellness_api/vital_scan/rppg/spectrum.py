@@ -77,9 +77,14 @@ class Peak:
         return self.hz * 60.0
 
 
+def _nfft(n: int, fs: float) -> int:
+    """The FFT length of an n-sample periodogram: zero-padded to a GRID-spaced grid, never shorter than n."""
+    return max(n, int(2 ** np.ceil(np.log2(fs / GRID))))
+
+
 def power_spectrum(x: np.ndarray, fs: float) -> tuple[np.ndarray, np.ndarray]:
     """(frequencies, power) of the Hann-windowed, zero-padded periodogram."""
-    nfft = max(len(x), int(2 ** np.ceil(np.log2(fs / GRID))))
+    nfft = _nfft(len(x), fs)
     spectrum = np.fft.rfft((x - x.mean()) * np.hanning(len(x)), nfft)
     return np.fft.rfftfreq(nfft, 1.0 / fs), np.abs(spectrum) ** 2
 
@@ -117,7 +122,7 @@ def windows(pulse: np.ndarray, kept: np.ndarray, fs: float) -> Windows:
     length = int(min(STABILITY_WINDOW, max(6.0, len(pulse) / fs / 2)) * fs)
     starts = [start for start in range(0, len(pulse) - length + 1, int(STABILITY_STEP * fs))
               if kept[start:start + length].mean() >= MIN_KEPT]
-    freqs, _ = power_spectrum(np.zeros(length), fs)
+    freqs = np.fft.rfftfreq(_nfft(length, fs), 1.0 / fs)  # the grid of every window's spectrum, with none kept
     power = np.array([power_spectrum(pulse[start:start + length], fs)[1] for start in starts]).reshape(-1, len(freqs))
     return Windows(freqs, power, starts, length)
 
