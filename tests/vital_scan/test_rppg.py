@@ -69,6 +69,19 @@ def test_breathing_from_a_clear_colour_baseline_alone(seed):
     assert abs(measure(case)["rr"] - case.truth.rr) <= 1
 
 
+def _baseline(case) -> np.ndarray:
+    """The colour baseline (RIIV) the pipeline reads rr from, 0 at masked samples."""
+    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
+    _, kept = pos.pos(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
+    return respiration.intensity_signal(uniform, kept, filters.FS)
+
+
+def _baseline_rate(baseline: np.ndarray, lo: int, hi: int):
+    """`respiration._rate` of the baseline from sample lo to hi, with this span's own Mayer lobe."""
+    return respiration._rate(*respiration._sampled(baseline, filters.FS, lo / filters.FS, hi / filters.FS),
+                             respiration.BAND[1])
+
+
 # Moderate 60 s scans (seeds 70000+, never the bench's) whose motion mask broke the longest run of beats below the
 # span a clear baseline needs: the baseline over every motion-free sample, confirmed by each half, gives rr.
 @pytest.mark.parametrize("seed", [70016, 70031, 70064, 70205])
@@ -81,12 +94,9 @@ def test_a_whole_scan_baseline_its_halves_contradict_gives_no_rr():
     # Moderate 60 s seed 10525: with the masked samples at zero the whole scan peaks at 9.2/min (69 % of the
     # band's power) while the truth is 13.3 and each half peaks at 12.7 and 13.4.
     case = synthetic.bench_case("moderate", 60, 10525)
-    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
-    _, kept = pos.pos(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
-    baseline = respiration.intensity_signal(uniform, kept, filters.FS)
+    baseline = _baseline(case)
     index = np.flatnonzero(baseline)
-    span = respiration._sampled(baseline, filters.FS, index[0] / filters.FS, index[-1] / filters.FS)
-    whole = respiration._rate(*span, respiration.BAND[1])
+    whole = _baseline_rate(baseline, index[0], index[-1])
     assert abs(whole[0] - case.truth.rr) > synthetic.RR_WRONG and whole[1] >= respiration.ALONE_SHARE
     assert respiration.whole_baseline(baseline, filters.FS) is None
     assert abs(measure(case)["rr"] - case.truth.rr) <= 1  # the longest run of beats reads it
@@ -98,13 +108,10 @@ def test_a_whole_scan_baseline_its_halves_contradict_gives_no_rr():
 @pytest.mark.parametrize("seed", [70063, 70071, 70146])
 def test_slow_breathing_is_confirmed_by_halves_read_down_to_the_whole_scans_lobe(seed):
     case = synthetic.bench_case("moderate", 60, seed)
-    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
-    _, kept = pos.pos(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
-    baseline = respiration.intensity_signal(uniform, kept, filters.FS)
+    baseline = _baseline(case)
     index = np.flatnonzero(baseline)
     middle = index[len(index) // 2]
-    own = [respiration._rate(*respiration._sampled(baseline, filters.FS, lo / filters.FS, hi / filters.FS),
-                             respiration.BAND[1]) for lo, hi in ((index[0], middle), (middle, index[-1]))]
+    own = [_baseline_rate(baseline, lo, hi) for lo, hi in ((index[0], middle), (middle, index[-1]))]
     assert respiration.SLOWER in own and case.truth.rr < 10
     assert abs(respiration.whole_baseline(baseline, filters.FS) - case.truth.rr) <= 1
     assert abs(measure(case)["rr"] - case.truth.rr) <= 1
