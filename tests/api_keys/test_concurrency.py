@@ -2,7 +2,7 @@
 
 import concurrent.futures
 
-from wellness_api.api_keys import service
+from wellness_api.api_keys import repository, service
 from wellness_api.core import server_keys
 from wellness_api.core.errors import ApiError
 
@@ -49,6 +49,34 @@ def test_concurrent_creates_promotes_and_revokes(tenant):
         except ApiError as err:
             assert err.status == 409
 
-    with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        list(pool.map(work, range(9)))
+    # Eight at once on one client: each loser re-reads at once instead of waiting on a lock, so none ends in a 503.
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(work, range(18)))
     invariant_holds(tenant.client_id)
+
+
+def test_a_change_committed_after_the_reads_makes_the_other_decide_again(tenant, monkeypatch):
+    first, second = (service.create_key(tenant.client_id, f"k{i}", False, "test") for i in range(2))
+    read_active = repository.active_keys
+    interleaved = []
+
+    def active_keys_then_revoke_the_second(client_id):
+        keys = read_active(client_id)
+        if not interleaved:  # the first read only: revoke the second key once the first revoke has read both
+            interleaved.append(True)
+            service.revoke_key(client_id, second.api_key["keyId"])
+        return keys
+
+    monkeypatch.setattr(repository, "active_keys", active_keys_then_revoke_the_second)
+    # What the first revoke read (two active keys) no longer holds when it commits: its commit fails, it reads
+    # again and finds the last active key.
+    try:
+        service.revoke_key(tenant.client_id, first.api_key["keyId"])
+    except ApiError as err:
+        assert (err.status, err.message) == (409, service.LAST_ACTIVE_KEY)
+    else:
+        raise AssertionError("the stale revoke committed")
+    monkeypatch.undo()
+    invariant_holds(tenant.client_id)
+    assert server_keys.authenticate(first.secret) is not None
+    assert server_keys.authenticate(second.secret) is None

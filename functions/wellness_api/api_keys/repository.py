@@ -2,7 +2,8 @@
 
 from google.cloud import firestore
 
-from ..core import server_keys, tenancy
+from ..core import firebase, server_keys, tenancy, transactions
+from ..core.transactions import Seen
 
 KEYS = "apiKeys"
 # The list shows every active key (at most service.MAX_ACTIVE_KEYS exist) and the most recently revoked
@@ -32,27 +33,31 @@ def list_keys(client_id: str) -> list[dict]:
     return keys
 
 
-def read_client_in(transaction, client_id: str):
-    return tenancy.client_ref(client_id).get(transaction=transaction)
+def read_client(client_id: str) -> Seen:
+    return transactions.read(tenancy.client_ref(client_id))
 
 
-def active_keys_in(transaction, client_id: str) -> list[dict]:
+def active_keys(client_id: str) -> list[dict]:
     query = keys_collection(client_id).where(filter=firestore.FieldFilter("status", "==", server_keys.ACTIVE))
-    return [snap.to_dict() for snap in query.stream(transaction=transaction)]
+    return [snap.to_dict() for snap in query.stream()]
 
 
-def read_key_in(transaction, client_id: str, key_id: str) -> dict | None:
-    snap = keys_collection(client_id).document(key_id).get(transaction=transaction)
+def read_key(client_id: str, key_id: str) -> dict | None:
+    snap = keys_collection(client_id).document(key_id).get()
     return snap.to_dict() if snap.exists else None
+
+
+def batch() -> firestore.WriteBatch:
+    return firebase.db().batch()
 
 
 def new_key_id(client_id: str) -> str:
     return keys_collection(client_id).document().id
 
 
-def write_new_key(transaction, client_id: str, record: dict) -> None:
-    transaction.create(keys_collection(client_id).document(record["keyId"]), record)
-    transaction.create(
+def write_new_key(batch, client_id: str, record: dict) -> None:
+    batch.create(keys_collection(client_id).document(record["keyId"]), record)
+    batch.create(
         server_keys.index_ref(record["keyHash"]),
         {
             "clientId": client_id,
@@ -64,18 +69,20 @@ def write_new_key(transaction, client_id: str, record: dict) -> None:
     )
 
 
-def update_key(transaction, client_id: str, key_id: str, fields: dict) -> None:
-    transaction.update(keys_collection(client_id).document(key_id), fields)
+def update_key(batch, client_id: str, key_id: str, fields: dict) -> None:
+    batch.update(keys_collection(client_id).document(key_id), fields)
 
 
-def update_index(transaction, key_hash: str, fields: dict) -> None:
-    transaction.update(server_keys.index_ref(key_hash), fields)
+def update_index(batch, key_hash: str, fields: dict) -> None:
+    batch.update(server_keys.index_ref(key_hash), fields)
 
 
-def set_primary_on_client(transaction, client_id: str, key_id: str | None) -> None:
-    # Every key mutation writes the client document, which it also read first: that makes all key
-    # mutations of one client serialize, so invariants over the set of keys cannot race.
-    transaction.update(
+def set_primary_on_client(batch, client_id: str, key_id: str | None, client: Seen) -> None:
+    # Every key mutation writes the client document, on the condition that it is unchanged since it was read
+    # before the keys: a batch commits only if no other key mutation of the client committed meanwhile, so
+    # invariants over the set of keys cannot race (the loser re-reads and decides again).
+    batch.update(
         tenancy.client_ref(client_id),
         {"legacyPrimaryKeyId": key_id, "keysUpdatedAt": firestore.SERVER_TIMESTAMP},
+        option=transactions.unchanged(client),
     )
