@@ -137,6 +137,30 @@ def test_a_fast_pulse_moved_to_its_half_is_read_from_the_strongest_peak(seed):
     assert quality["reading"] == "strongest"
 
 
+# Moderate 30 s scans of dark skin (type V, seeds 150000+, never the bench's) where no peak of the POS pulse passes: the
+# PBV pulse's reading, which POS's strongest peak confirms, gives the heart rate (pipeline._second_opinion).
+@pytest.mark.parametrize("seed", [150325, 150586, 151283, 153212])
+def test_a_dark_skin_pulse_pos_leaves_out_is_read_from_the_pbv_pulse_it_confirms(seed):
+    case = synthetic.bench_case("moderate", 30, seed)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert case.skin == "V" and quality["reading"] == "pbv" and "reason" not in quality
+    assert abs(metrics["hr"] - case.truth.hr) <= 1
+    assert quality["pbv"]["signature"] >= pipeline.MIN_SIGNATURE  # its gates' measures are kept beside POS's
+    assert not {"hrv", "hrv_indices"} & set(metrics)  # the PBV pulse's beats time no variability
+
+
+def test_the_pbv_pulse_follows_the_pos_pulse_and_a_still_colour_has_none():
+    case = synthetic.generate(75, 14, "clean", seconds=30, seed=3)
+    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
+    motion_free = valid & ~pos.colour_motion(uniform, filters.FS)
+    (a, kept_a), (b, kept_b) = pos.pos(uniform, filters.FS, motion_free), pos.pbv(uniform, filters.FS, motion_free)
+    both = kept_a & kept_b
+    assert both.mean() > 0.9 and np.corrcoef(a[both], b[both])[0, 1] > 0.9  # the same wave, systolic peaks up
+    still = np.full((len(uniform), 3), 120.0)
+    pulse, kept = pos.pbv(still, filters.FS, np.ones(len(uniform), bool))
+    assert not kept.any() and not pulse.any()
+
+
 def test_the_rival_of_a_pulse_is_small_and_of_noise_near_one():
     fs = filters.FS
     t = np.arange(int(30 * fs)) / fs

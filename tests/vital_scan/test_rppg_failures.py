@@ -11,7 +11,7 @@ import pytest
 from support import rppg_synthetic as synthetic
 from support.rppg_synthetic import HR_WRONG, RMSSD_TOLERANCE, RR_WRONG, SDNN_TOLERANCE, bench_case
 from wellness_api.vital_scan.engine import Trace
-from wellness_api.vital_scan.rppg import RppgEngine, pipeline
+from wellness_api.vital_scan.rppg import RppgEngine, filters, pipeline, pos
 
 
 def measure(case) -> dict:
@@ -59,6 +59,22 @@ HR_FAILURES = [
     ("moderate", 30, 51881),  # 158.0 -> 147.8: a rival of 0.96 (pipeline.MAX_RIVAL)
 ]
 
+# The PBV pulse (pos.pbv) read with the gates of the POS pulse, where no POS peak passed, at a wrong rate (truth ->
+# PBV's reading): 35 of the 1,512 rates it gave on the fitting seeds 10000-12999 and fresh seeds 150000-154999, all at
+# 42-112 bpm. POS's strongest peak confirms none of them (pipeline._confirms).
+PBV_UNCONFIRMED = [
+    ("moderate", 30, 11891), ("moderate", 30, 12467), ("moderate", 60, 10786),  # 168.6 -> 80.5, 48.8 -> 101.3, 174.0 -> 58.8
+    ("hard", 30, 10237), ("hard", 30, 10919), ("hard", 30, 11024), ("hard", 30, 11069), ("hard", 30, 12920),
+    ("hard", 60, 10321), ("hard", 60, 10679), ("hard", 60, 10861), ("hard", 60, 11152),
+    ("hard", 60, 11034),  # 155.7 -> 54.5: POS's strongest peak agrees, under LOW_RATE_BPM
+    ("hard", 60, 12025), ("hard", 60, 12387),  # 110.1 -> 95.8, 118.1 -> 99.5: POS agrees, its mean-spectrum rival 0.6
+    ("moderate", 30, 150441), ("moderate", 30, 150568), ("moderate", 30, 152557), ("moderate", 30, 152640),
+    ("moderate", 30, 154534), ("moderate", 60, 151764), ("moderate", 60, 152148), ("moderate", 60, 153067),
+    ("moderate", 60, 153539), ("hard", 30, 151495), ("hard", 30, 152276), ("hard", 60, 150495), ("hard", 60, 150633),
+    ("hard", 60, 151005), ("hard", 60, 151441), ("hard", 60, 152895), ("hard", 60, 154018), ("hard", 60, 154550),
+    ("hard", 60, 154760), ("hard", 60, 154801),
+]
+
 # breathing rates once reported more than 3 breaths/min off
 RR_FAILURES = [
     ("clean", 30, 2227), ("clean", 30, 2266), ("clean", 30, 2315), ("clean", 30, 2815), ("clean", 30, 2945),
@@ -94,6 +110,17 @@ def test_hr_found_wrong_is_now_right_or_omitted(level, seconds, seed):
     case = bench_case(level, seconds, seed)
     result = measure(case)
     assert "hr" not in result or abs(result["hr"] - case.truth.hr) <= HR_WRONG
+
+
+@pytest.mark.parametrize(("level", "seconds", "seed"), PBV_UNCONFIRMED)
+def test_a_pbv_reading_pos_does_not_confirm_is_no_heart_rate(level, seconds, seed):
+    case = bench_case(level, seconds, seed)
+    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
+    raw, kept = pos.pbv(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
+    read, _ = pipeline._read(uniform, raw, kept, filters.FS, {"kept": float(kept.mean())})
+    assert read is not None and abs(read[0].bpm - case.truth.hr) > HR_WRONG  # what PBV alone would report
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert "hr" not in (metrics or {}) and "pbv" in quality and quality["reason"] in ("weak", "motion", "dark")
 
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), RR_FAILURES)

@@ -19,6 +19,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from scipy import signal
 
+from . import filters
+
 WINDOW = 1.6  # s, as in the paper (about one cardiac cycle at 40 bpm)
 MOTION_FACTOR = 2.5
 ENVELOPE = 1.0  # s, the moving RMS that finds what is left of a burst after the overlap-add
@@ -44,9 +46,44 @@ def pos(rgb: np.ndarray, fs: float, valid: np.ndarray) -> tuple[np.ndarray, np.n
     sd = s.std(axis=2)
     alpha = np.divide(sd[:, 0], sd[:, 1], out=np.zeros(len(sd)), where=sd[:, 1] > 0)
     h = s[:, 0, :] + alpha[:, None] * s[:, 1, :]
-    h -= h.mean(axis=1, keepdims=True)
-    window_valid = sliding_window_view(valid, length).all(axis=1)
-    ok &= window_valid & (sd[:, 1] > 0)
+    return _overlap_add(h, ok & (sd[:, 1] > 0), valid, fs)
+
+
+def pbv(rgb: np.ndarray, fs: float, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(pulse wave, mask) by the blood-volume signature, with one noise covariance over the whole trace.
+
+    de Haan and van Leest 2014 (see `signature`): the projection w = C^-1 PBV / (PBV C^-1 PBV) of the normalised
+    colour passes the blood-volume direction whole and suppresses the colour noise, C being the band-passed normalised
+    colour's covariance over the motion-free samples. Unlike POS it keeps part of the intensity: more of the pulse
+    where the camera's noise hides it (dark skin), and more of the light steps and sway, so the pipeline reads it
+    only as a second opinion that POS's own spectrum must confirm (`pipeline.SECOND_OPINION_AGREE`)."""
+    n = len(rgb)
+    length = round(WINDOW * fs)
+    if n < length or valid.sum() < length:
+        return np.zeros(n), np.zeros(n, bool)
+    mean = rgb.mean(axis=0)
+    if np.any(mean <= 0):
+        return np.zeros(n), np.zeros(n, bool)
+    band = filters.bandpass((rgb / mean - 1.0).T, fs).T
+    covariance = band[valid].T @ band[valid]
+    if not np.trace(covariance) > 0:  # a colour that never changes: no pulse to project
+        return np.zeros(n), np.zeros(n, bool)
+    weights = np.linalg.solve(covariance + 1e-12 * np.trace(covariance) * np.eye(3), PBV)
+    weights /= weights @ PBV
+    windows = sliding_window_view(rgb, length, axis=0)
+    mean_w = windows.mean(axis=2, keepdims=True)
+    ok = np.all(mean_w[:, :, 0] > 0, axis=1)
+    h = np.einsum("c,mcl->ml", weights, windows / np.where(mean_w > 0, mean_w, 1.0))
+    return _overlap_add(h, ok, valid, fs)
+
+
+def _overlap_add(h: np.ndarray, ok: np.ndarray, valid: np.ndarray, fs: float) -> tuple[np.ndarray, np.ndarray]:
+    """The windows' zero-mean projections `h` (m, length) overlap-added over the windows that are `ok`, wholly
+    `valid` and not loud (MOTION_FACTOR), masked where under half their windows cover them or a burst is left."""
+    length = h.shape[1]
+    n = len(h) + length - 1
+    h = h - h.mean(axis=1, keepdims=True)
+    ok = ok & sliding_window_view(valid, length).all(axis=1)
     amplitude = h.std(axis=1)
     if ok.any():
         ok &= amplitude <= MOTION_FACTOR * np.median(amplitude[ok])
