@@ -150,12 +150,14 @@ def test_a_dark_skin_pulse_pos_leaves_out_is_read_from_the_pbv_pulse_it_confirms
 
 
 def test_the_pbv_pulse_follows_the_pos_pulse_and_a_still_colour_has_none():
-    case = synthetic.generate(75, 14, "clean", seconds=30, seed=3)
+    case = synthetic.generate(75, 14, "clean", seconds=30, seed=2, skin="II")
     _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
     motion_free = valid & ~pos.colour_motion(uniform, filters.FS)
     (a, kept_a), (b, kept_b) = pos.pos(uniform, filters.FS, motion_free), pos.pbv(uniform, filters.FS, motion_free)
     both = kept_a & kept_b
-    assert both.mean() > 0.9 and np.corrcoef(a[both], b[both])[0, 1] > 0.9  # the same wave, systolic peaks up
+    # The same wave with its systolic peaks up (in the pulse band: PBV keeps more of the slow intensity drift).
+    a, b = filters.bandpass(a, filters.FS)[both], filters.bandpass(b, filters.FS)[both]
+    assert both.mean() > 0.9 and np.corrcoef(a, b)[0, 1] > 0.95
     still = np.full((len(uniform), 3), 120.0)
     pulse, kept = pos.pbv(still, filters.FS, np.ones(len(uniform), bool))
     assert not kept.any() and not pulse.any()
@@ -294,7 +296,7 @@ def test_hosted_measurement_completes_with_the_engine_metrics(http, partner):
 
 # Moderate 60 s scans (seeds 130000+) whose pulse gives no heart rate but whose colour baseline over the whole scan,
 # clear beyond doubt and confirmed by each half, gives the breathing rate.
-@pytest.mark.parametrize("seed", [130013, 130055, 130137])
+@pytest.mark.parametrize("seed", [130013, 130040, 130137])
 def test_a_scan_without_a_heart_rate_may_still_give_the_breathing_rate(seed):
     case = synthetic.bench_case("moderate", 60, seed)
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
@@ -309,7 +311,7 @@ def test_a_breathing_rate_alone_is_answered_try_again_until_the_last_scan(http, 
 
     sid, token = new_session(http, partner)
     http.post(f"{HOSTED}/start", headers=bearer(token))
-    case = synthetic.bench_case("moderate", 60, 130055)
+    case = synthetic.bench_case("moderate", 60, 130040)
     body = {"fps": case.fps, "t": [round(x, 3) for x in case.t], "rgb": [[round(v, 3) for v in px] for px in case.rgb]}
     for _ in range(2):  # a retry may still get the heart rate: the session stays in progress, no point spent
         response = http.post(f"{HOSTED}/measurement", json=body, headers=bearer(token))

@@ -57,6 +57,7 @@ HR_FAILURES = [
     ("hard", 30, 11621), ("hard", 30, 40798), ("hard", 30, 50331),  # 164.6 -> 111.6, 67.0 -> 102.5, 171.0 -> 197.8
     ("hard", 60, 11034),  # 155.7 -> 54.5: a peak at the band's low edge, 46 % of beats (pipeline.LOW_RATE_BPM)
     ("moderate", 30, 51881),  # 158.0 -> 147.8: a rival of 0.96 (pipeline.MAX_RIVAL)
+    ("moderate", 30, 161957),  # 104.8 -> 209.9: the strongest peak's score above 180 bpm (pipeline.SCORE_MAX_BPM)
 ]
 
 # The PBV pulse (pos.pbv) read with the gates of the POS pulse, where no POS peak passed, at a wrong rate (truth ->
