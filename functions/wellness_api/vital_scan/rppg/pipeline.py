@@ -215,10 +215,11 @@ def _second_opinion(uniform: np.ndarray, motion_free: np.ndarray, fs: float, q: 
     raw, kept = pos.pbv(uniform, fs, motion_free)
     if kept.sum() < MIN_SECONDS * fs:
         return None
-    second: dict[str, Any] = {"kept": round(float(kept.mean()), 3)}
+    q["pbv"] = second = {"kept": round(float(kept.mean()), 3)}
+    if second["kept"] < MASKED_KEPT:
+        return None
     read, _ = _read(uniform, raw, kept, fs, second)
-    q["pbv"] = second
-    if read is None or second["kept"] < MASKED_KEPT or not _confirms(strongest, read[0]):
+    if read is None or not _confirms(strongest, read[0]):
         return None
     q["reading"] = "pbv"
     return read
