@@ -69,10 +69,16 @@ def test_breathing_from_a_clear_colour_baseline_alone(seed):
     assert abs(measure(case)["rr"] - case.truth.rr) <= 1
 
 
+def _uniform(case) -> tuple[np.ndarray, np.ndarray]:
+    """(the colour resampled as the pipeline does, the samples free of motion before a projection)."""
+    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
+    return uniform, valid & ~pos.colour_motion(uniform, filters.FS)
+
+
 def _baseline(case) -> np.ndarray:
     """The colour baseline (RIIV) the pipeline reads rr from, 0 at masked samples."""
-    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
-    _, kept = pos.pos(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
+    uniform, motion_free = _uniform(case)
+    _, kept = pos.pos(uniform, filters.FS, motion_free)
     return respiration.intensity_signal(uniform, kept, filters.FS)
 
 
@@ -151,8 +157,7 @@ def test_a_dark_skin_pulse_pos_leaves_out_is_read_from_the_pbv_pulse_it_confirms
 
 def test_the_pbv_pulse_follows_the_pos_pulse_and_a_still_colour_has_none():
     case = synthetic.generate(75, 14, "clean", seconds=30, seed=2, skin="II")
-    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
-    motion_free = valid & ~pos.colour_motion(uniform, filters.FS)
+    uniform, motion_free = _uniform(case)
     (a, kept_a), (b, kept_b) = pos.pos(uniform, filters.FS, motion_free), pos.pbv(uniform, filters.FS, motion_free)
     both = kept_a & kept_b
     # The same wave with its systolic peaks up (in the pulse band: PBV keeps more of the slow intensity drift).

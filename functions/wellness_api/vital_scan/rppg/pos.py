@@ -34,14 +34,10 @@ PROJECTION = np.array([[0.0, 1.0, -1.0], [-2.0, 1.0, 1.0]])
 
 def pos(rgb: np.ndarray, fs: float, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(pulse wave with blood-volume polarity, mask of samples it covers). `rgb` is (n, 3) at rate fs."""
-    n = len(rgb)
     length = round(WINDOW * fs)
-    if n < length:
-        return np.zeros(n), np.zeros(n, bool)
-    windows = sliding_window_view(rgb, length, axis=0)  # (m, 3, length)
-    mean = windows.mean(axis=2, keepdims=True)
-    ok = np.all(mean[:, :, 0] > 0, axis=1)
-    normalised = windows / np.where(mean > 0, mean, 1.0)
+    if len(rgb) < length:
+        return _no_pulse(len(rgb))
+    normalised, ok = _normalised_windows(rgb, length)
     s = np.einsum("pc,mcl->mpl", PROJECTION, normalised)  # (m, 2, length)
     sd = s.std(axis=2)
     alpha = np.divide(sd[:, 0], sd[:, 1], out=np.zeros(len(sd)), where=sd[:, 1] > 0)
@@ -57,24 +53,32 @@ def pbv(rgb: np.ndarray, fs: float, valid: np.ndarray) -> tuple[np.ndarray, np.n
     colour's covariance over the motion-free samples. Unlike POS it keeps part of the intensity: more of the pulse
     where the camera's noise hides it (dark skin), and more of the light steps and sway, so the pipeline reads it
     only as a second opinion that POS's own spectrum must confirm (`pipeline.SECOND_OPINION_AGREE`)."""
-    n = len(rgb)
     length = round(WINDOW * fs)
-    if n < length or valid.sum() < length:
-        return np.zeros(n), np.zeros(n, bool)
+    if len(rgb) < length or valid.sum() < length:
+        return _no_pulse(len(rgb))
     mean = rgb.mean(axis=0)
     if np.any(mean <= 0):
-        return np.zeros(n), np.zeros(n, bool)
+        return _no_pulse(len(rgb))
     band = filters.bandpass((rgb / mean - 1.0).T, fs).T
     covariance = band[valid].T @ band[valid]
     if not np.trace(covariance) > 0:  # a colour that never changes: no pulse to project
-        return np.zeros(n), np.zeros(n, bool)
+        return _no_pulse(len(rgb))
     weights = np.linalg.solve(covariance + 1e-12 * np.trace(covariance) * np.eye(3), PBV)
     weights /= weights @ PBV
+    normalised, ok = _normalised_windows(rgb, length)
+    return _overlap_add(np.einsum("c,mcl->ml", weights, normalised), ok, valid, fs)
+
+
+def _no_pulse(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros(n), np.zeros(n, bool)
+
+
+def _normalised_windows(rgb: np.ndarray, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """(each `length`-sample window's colour divided by its own mean, (m, 3, length); the windows whose mean is
+    positive in every channel): the temporal normalisation of Wang et al., shared by POS and PBV."""
     windows = sliding_window_view(rgb, length, axis=0)
-    mean_w = windows.mean(axis=2, keepdims=True)
-    ok = np.all(mean_w[:, :, 0] > 0, axis=1)
-    h = np.einsum("c,mcl->ml", weights, windows / np.where(mean_w > 0, mean_w, 1.0))
-    return _overlap_add(h, ok, valid, fs)
+    mean = windows.mean(axis=2, keepdims=True)
+    return windows / np.where(mean > 0, mean, 1.0), np.all(mean[:, :, 0] > 0, axis=1)
 
 
 def _overlap_add(h: np.ndarray, ok: np.ndarray, valid: np.ndarray, fs: float) -> tuple[np.ndarray, np.ndarray]:
