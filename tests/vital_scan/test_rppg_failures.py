@@ -171,6 +171,17 @@ def test_white_flicker_inside_the_pulse_band_is_not_a_heart_rate():
     assert metrics is None and quality["reason"] in ("weak", "dark", "motion")
 
 
+@pytest.mark.parametrize("seconds", [30, 60])
+def test_a_colour_that_never_changes_is_a_weak_pulse_not_movement(seconds):
+    """A photograph held to the camera, or a frozen one: every frame the same mean colour. Nothing moved, so the
+    page must not say "too much movement"; there is no pulse to read ("weak": come closer, even light)."""
+    n = seconds * 30 + 1
+    still = [[180.2, 120.5, 100.1]] * n
+    assert pos.colour_motion(np.array(still), 30.0).sum() == 0  # its rounding errors are not movement
+    metrics, quality = pipeline.assess(30.0, [i * 1000 / 30 for i in range(n)], still)
+    assert metrics is None and quality["reason"] == "weak" and quality["kept"] == 0.0
+
+
 def test_quality_says_why_and_never_reaches_the_metrics():
     case = synthetic.generate(75, 14, "clean", seconds=30, seed=8, skin="II")
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)

@@ -131,8 +131,8 @@ def assess(fps: float, t_ms: list[float], rgb: list[list[float]]) -> tuple[dict[
     motion_free = valid & ~pos.colour_motion(uniform, fs)
     raw, kept = pos.pos(uniform, fs, motion_free)
     q["kept"] = round(float(kept.mean()), 3)
-    if kept.sum() < MIN_SECONDS * fs:
-        return None, {**q, "reason": "motion"}
+    if kept.sum() < MIN_SECONDS * fs:  # moved, or (motion-free yet nothing kept) a colour that never changes
+        return None, {**q, "reason": "motion" if motion_free.sum() < MIN_SECONDS * fs else "weak"}
     read, strongest = _read(uniform, raw, kept, fs, q)
     if read is None:
         breathing = _breathing_alone(uniform, kept, fs)

@@ -29,6 +29,10 @@ ENVELOPE_FACTOR = 2.0
 # 1-3 s burst. 0.25 s and 4 pass 3-5 % more moderate and hard scans (seeds 5000+) with no wrong rate.
 DILATE = 0.25  # s, masked on either side of a burst
 COLOUR_FACTOR = 4.0
+# A relative colour change (RMS) that is never movement: a perfectly still colour (a photograph, a frozen camera)
+# has a median of zero, and its rounding errors would all count as loud. Real traces sit far above it: the 8-bit
+# rounding of a mean over many pixels alone is about 1e-4, the bench's quietest trace's median 1.2e-3.
+STILL_RMS = 1e-5
 PROJECTION = np.array([[0.0, 1.0, -1.0], [-2.0, 1.0, 1.0]])
 
 
@@ -124,7 +128,7 @@ def colour_motion(rgb: np.ndarray, fs: float) -> np.ndarray:
     changes = signal.sosfiltfilt(sos, rgb / mean - 1.0, axis=0)
     width = max(1, int(0.5 * fs))
     energy = np.convolve((changes ** 2).sum(axis=1), np.ones(width) / width, mode="same")
-    loud = np.sqrt(energy) > COLOUR_FACTOR * np.sqrt(np.median(energy))
+    loud = np.sqrt(energy) > max(COLOUR_FACTOR * np.sqrt(np.median(energy)), STILL_RMS)
     grow = int(DILATE * fs)
     return np.convolve(loud, np.ones(2 * grow + 1), mode="same") > 0
 
