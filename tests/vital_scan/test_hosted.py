@@ -86,10 +86,11 @@ def test_full_flow_created_in_progress_completed(http, partner):
     assert exited.json == {"redirectUrl": f"{ORIGIN}/back?x=1&vital_scan_session_id={sid}&status=exited"}
     assert partner_view(http, partner, sid)["status"] == "in_progress"
 
-    # A trace that supports nothing: the page is told what to change, twice, and the third scan completes.
-    for reason in ("weak", "weak"):
+    # A trace that supports nothing: the page is told what to change, twice, and the third scan completes
+    # (retriesLeft 0 tells the page that its next trace is the last).
+    for left in (1, 0):
         again = http.post(f"{HOSTED}/measurement", json=trace(), headers=scan)
-        assert again.status_code == 200 and again.json == {"status": "in_progress", "retry": reason}
+        assert again.status_code == 200 and again.json == {"status": "in_progress", "retry": "weak", "retriesLeft": left}
         assert partner_view(http, partner, sid)["status"] == "in_progress" and spent(partner.client_id) == 1
     done = http.post(f"{HOSTED}/measurement", json=trace(), headers=scan)
     assert done.status_code == 200, done.json

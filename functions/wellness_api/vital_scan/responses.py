@@ -98,6 +98,9 @@ class MeasurementResult(Closed):
                                     description="returnUrl with vital_scan_session_id and status=completed.")
     retry: Literal["dark", "motion", "weak", "short"] | None = Field(
         default=None, description="Only with status in_progress: why the scan gave nothing and should be repeated.")
+    retriesLeft: int | None = Field(
+        default=None, ge=0, description="Only with status in_progress: how many more scans may still be answered "
+                                        "\"try again\"; at 0 the next measurement completes the session.")
 
 
 class FailResult(Closed):

@@ -324,8 +324,9 @@ def hosted_measurement(ref: HostedRef, body: MeasurementBody) -> dict:
         if reason in RETRY_REASONS and retries < MAX_RETRIES:
             # Trying again would help (too dark, too much movement, a weak pulse): the session stays
             # in_progress (a retry costs no point, 3.2) and the page says what to change. After MAX_RETRIES
-            # such scans the next one completes with what it supports: null, or rr alone.
-            return Change({"status": IN_PROGRESS, "retry": reason},
+            # such scans the next one completes with what it supports: null, or rr alone. retriesLeft tells the
+            # page when its next trace is the last, so that it records a long one.
+            return Change({"status": IN_PROGRESS, "retry": reason, "retriesLeft": MAX_RETRIES - retries - 1},
                           {"retries": retries + 1, "retryQuality": quality})
         # quality is internal (2.12): stored with the measurement as evidence, never part of the metrics or
         # of any view (session_view and hosted_view list their fields).
