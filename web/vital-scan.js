@@ -9,6 +9,12 @@ import * as faceapi from '@vladmandic/face-api'
 const API = '/api/hosted/vital-scan'
 const MODELS = '/vital-scan/models'
 const CAPTURE_MS = 30000 // the capture; the server needs at least 15 s
+// When the server answers a 30 s trace "try again" because the pulse was too weak or too much of it moved, the
+// camera is still recording: the same capture goes on to LONG_CAPTURE_MS and the whole trace is sent again
+// (the engine finds a heart rate in 70 % of moderate 60 s bench scans against 51 % of 30 s ones; a dark
+// room or a short trace needs a change, not more of the same). A session's last try records it at once.
+const LONG_CAPTURE_MS = 60000
+const EXTEND_FOR = { weak: 'extendWeak', motion: 'extendMotion' }
 // Face detection runs every 400 ms while looking for the face, every 1000 ms while recording (it blocks the
 // main thread for a while on slow devices, and every frame missed then is a gap in the trace); colours
 // are sampled on every video frame in between.
@@ -25,7 +31,7 @@ const TEXT = {
   en: {
     title: 'Vital Scan',
     loading: 'Loading…',
-    intro: 'This scan uses your camera for about 30 seconds to estimate your heart rate and other vital signs. Sit still in good light with your face inside the oval.',
+    intro: 'This scan uses your camera for about 30 seconds (up to a minute when the signal is weak) to estimate your heart rate and other vital signs. Sit still in good light with your face inside the oval.',
     privacy: 'No video or picture leaves your device: only the average skin colour of your face, frame by frame.',
     start: 'Start scan', retry: 'Try again', continue: 'Continue', exit: 'Exit',
     progress: 'Progress',
@@ -37,6 +43,9 @@ const TEXT = {
     movement: 'Too much movement. Hold still.',
     holdStill: 'Hold still…',
     measuring: 'Measuring. Hold still and keep your face in the oval.',
+    measuringLong: 'Measuring for about a minute. Hold still and keep your face in the oval.',
+    extendWeak: 'The pulse signal is weak: the scan goes on for 30 more seconds. Hold still.',
+    extendMotion: 'There was some movement: the scan goes on for 30 more seconds. Hold still.',
     left: (s) => `${s} s left`,
     restart: 'The scan stopped. It starts again when your face is in the oval.',
     sending: 'Calculating your results…',
@@ -54,6 +63,7 @@ const TEXT = {
     retryMotion: 'No measurement this time: there was too much movement. Rest your arms, keep your head still and tap Try again.',
     retryWeak: 'No measurement this time: the pulse signal was too weak. Move closer so your face fills the oval, face an even light, and tap Try again.',
     retryShort: 'No measurement this time: the scan was too short. Keep your face in the oval until the scan ends, then tap Try again.',
+    lastTry: 'The last try takes about a minute.',
     longerScan: 'Breathing rate and heart rate variability need a calm scan of about 60 seconds.',
     framed: 'This page cannot be shown inside another page. Open the scan link directly.',
     error: 'Something went wrong. Please try again.',
@@ -65,7 +75,7 @@ const TEXT = {
   'zh-Hant': {
     title: '生命體徵掃描',
     loading: '載入中…',
-    intro: '此掃描會使用您的相機約 30 秒，以估算您的心率及其他生命體徵。請在光線充足處坐定，並讓臉部位於橢圓框內。',
+    intro: '此掃描會使用您的相機約 30 秒（訊號微弱時最多 1 分鐘），以估算您的心率及其他生命體徵。請在光線充足處坐定，並讓臉部位於橢圓框內。',
     privacy: '影片或相片不會離開您的裝置，只會傳送每一格畫面中臉部皮膚的平均顏色。',
     start: '開始掃描', retry: '再試一次', continue: '繼續', exit: '離開',
     progress: '進度',
@@ -77,6 +87,9 @@ const TEXT = {
     movement: '移動太多，請保持不動。',
     holdStill: '請保持不動…',
     measuring: '測量中，請保持不動，並讓臉部留在橢圓框內。',
+    measuringLong: '測量約需 1 分鐘，請保持不動，並讓臉部留在橢圓框內。',
+    extendWeak: '脈搏訊號微弱：掃描將再延長 30 秒，請保持不動。',
+    extendMotion: '剛才有些晃動：掃描將再延長 30 秒，請保持不動。',
     left: (s) => `剩餘 ${s} 秒`,
     restart: '掃描已停止。臉部回到橢圓框內後會重新開始。',
     sending: '正在計算結果…',
@@ -94,6 +107,7 @@ const TEXT = {
     retryMotion: '這次未能測量：動作太多。請放鬆手臂、保持頭部不動，然後點選「再試一次」。',
     retryWeak: '這次未能測量：脈搏訊號太弱。請靠近鏡頭讓臉部填滿橢圓框，面向均勻的光線，然後點選「再試一次」。',
     retryShort: '這次未能測量：掃描時間太短。請讓臉部保持在橢圓框內直到掃描結束，然後點選「再試一次」。',
+    lastTry: '最後一次嘗試約需 1 分鐘。',
     longerScan: '呼吸頻率與心率變異需要約 60 秒的平靜掃描。',
     framed: '此頁面無法在其他頁面中顯示，請直接開啟掃描連結。',
     error: '發生錯誤，請再試一次。',
@@ -104,7 +118,7 @@ const TEXT = {
   'zh-Hans': {
     title: '生命体征扫描',
     loading: '加载中…',
-    intro: '此扫描会使用您的摄像头约 30 秒，以估算您的心率及其他生命体征。请在光线充足处坐好，并让脸部位于椭圆框内。',
+    intro: '此扫描会使用您的摄像头约 30 秒（信号微弱时最多 1 分钟），以估算您的心率及其他生命体征。请在光线充足处坐好，并让脸部位于椭圆框内。',
     privacy: '视频或照片不会离开您的设备，只会发送每一帧画面中脸部皮肤的平均颜色。',
     start: '开始扫描', retry: '再试一次', continue: '继续', exit: '退出',
     progress: '进度',
@@ -116,6 +130,9 @@ const TEXT = {
     movement: '移动太多，请保持不动。',
     holdStill: '请保持不动…',
     measuring: '测量中，请保持不动，并让脸部留在椭圆框内。',
+    measuringLong: '测量约需 1 分钟，请保持不动，并让脸部留在椭圆框内。',
+    extendWeak: '脉搏信号微弱：扫描将再延长 30 秒，请保持不动。',
+    extendMotion: '刚才有些晃动：扫描将再延长 30 秒，请保持不动。',
     left: (s) => `剩余 ${s} 秒`,
     restart: '扫描已停止。脸部回到椭圆框内后会重新开始。',
     sending: '正在计算结果…',
@@ -133,6 +150,7 @@ const TEXT = {
     retryMotion: '这次未能测量：动作太多。请放松手臂、保持头部不动，然后点击“再试一次”。',
     retryWeak: '这次未能测量：脉搏信号太弱。请靠近镜头让脸部填满椭圆框，面向均匀的光线，然后点击“再试一次”。',
     retryShort: '这次未能测量：扫描时间太短。请让脸部保持在椭圆框内直到扫描结束，然后点击“再试一次”。',
+    lastTry: '最后一次尝试约需 1 分钟。',
     longerScan: '呼吸频率与心率变异需要约 60 秒的平静扫描。',
     framed: '此页面无法在其他页面中显示，请直接打开扫描链接。',
     error: '发生错误，请再试一次。',
@@ -164,6 +182,7 @@ let redirectUrl = null
 let busy = false
 let loaded = false // the session was read: Try again restarts the scan, not the loading
 let unsent = null // a trace whose sending failed in passing: Try again sends it again (no new capture)
+let lastTry = false // the server's next answer completes the session (retriesLeft 0): record a long trace at once
 
 function say(key, ...args) {
   const value = text[key]
@@ -343,9 +362,12 @@ function sample(regions) {
   return { skin: n / all, luma: luma / all, rgb: n ? [r / n, g / n, b / n] : null }
 }
 
+// Records the skin colour of each frame; at `goal` ms it hands its trace to onTrace(trace, more). more: a 30 s
+// trace, the recording goes on meanwhile and the page may extend() it to LONG_CAPTURE_MS; never past that.
 class Scan {
-  constructor(onDone) {
-    this.onDone = onDone
+  constructor(onTrace, goal) {
+    this.onTrace = onTrace
+    this.goal = goal
     this.regions = null
     this.lastBox = null
     this.misses = 0
@@ -359,7 +381,16 @@ class Scan {
     this.schedule()
   }
 
-  reset() { this.t = []; this.rgb = []; this.startedAt = null }
+  reset() { this.t = []; this.rgb = []; this.startedAt = null; this.handed = false }
+
+  extend() { this.goal = LONG_CAPTURE_MS; this.handed = false }
+
+  trace() {
+    const t0 = this.t[0]
+    const t = this.t.map((v) => Math.round((v - t0) * 10) / 10)
+    const fps = Math.round(((t.length - 1) / (t[t.length - 1] / 1000)) * 100) / 100
+    return { fps, t, rgb: this.rgb.map((c) => c.map((v) => Math.round(v * 1000) / 1000)) }
+  }
 
   schedule() {
     if (!this.running) return
@@ -451,21 +482,22 @@ class Scan {
 
   record(at, rgb) {
     if (this.t.length && at <= this.t[this.t.length - 1]) return
-    if (this.startedAt === null) { this.startedAt = at; el.message.textContent = ''; guide('measuring', 'ok') }
+    if (this.startedAt === null) {
+      this.startedAt = at
+      el.message.textContent = ''
+      guide(this.goal >= LONG_CAPTURE_MS ? 'measuringLong' : 'measuring', 'ok')
+    }
     this.t.push(at)
     this.rgb.push(rgb)
     const elapsed = at - this.startedAt
-    el.progress.value = Math.min(100, Math.round((elapsed / CAPTURE_MS) * 100))
+    el.progress.value = Math.min(100, Math.round((elapsed / this.goal) * 100))
     // The countdown is in the progress label (not a live region: no announcement every second).
-    const left = Math.max(0, Math.ceil((CAPTURE_MS - elapsed) / 1000))
+    const left = Math.max(0, Math.ceil((this.goal - elapsed) / 1000))
     el.progressLabel.textContent = `${text.progress}: ${text.left(left)}`
-    if (elapsed >= CAPTURE_MS) {
-      this.stop()
-      const t0 = this.t[0]
-      const t = this.t.map((v) => Math.round((v - t0) * 10) / 10)
-      const fps = Math.round(((t.length - 1) / (t[t.length - 1] / 1000)) * 100) / 100
-      const rgbOut = this.rgb.map((c) => c.map((v) => Math.round(v * 1000) / 1000))
-      this.onDone({ fps, t, rgb: rgbOut })
+    if (elapsed >= LONG_CAPTURE_MS) this.stop()
+    if (elapsed >= this.goal && !this.handed) {
+      this.handed = true
+      this.onTrace(this.trace(), this.goal < LONG_CAPTURE_MS)
     }
   }
 }
@@ -498,7 +530,8 @@ async function startScan() {
     el.message.textContent = ''
     guide('noFace', 'warn')
     showButtons(['exit', 'retry'])
-    scan = new Scan(sendTrace)
+    if (lastTry) say('lastTry')
+    scan = new Scan(sendTrace, lastTry ? LONG_CAPTURE_MS : CAPTURE_MS)
   } catch (err) {
     stopCamera()
     el.camera.hidden = true
@@ -515,17 +548,38 @@ async function startScan() {
 // The measurement's retry reasons (vital_scan.rppg.pipeline) and what the page says for each.
 const RETRY_TEXT = { dark: 'retryDark', motion: 'retryMotion', weak: 'retryWeak', short: 'retryShort' }
 
-async function sendTrace(trace) {
-  stopCamera()
-  scan = null
+// more: the scan goes on recording while its 30 s trace is measured, and may be extended (LONG_CAPTURE_MS).
+async function sendTrace(trace, more) {
+  const mine = scan
+  if (!more) {
+    stopCamera()
+    scan = null
+    guide('')
+  }
   unsent = null
-  guide('')
   say('sending')
   buttons()
   let res = await call('POST', '/measurement', trace)
   if (res.status === 409) { // not started (e.g. a resume raced): start, then send again
     const started = await call('POST', '/start')
     res = started.status === 200 ? await call('POST', '/measurement', trace) : started
+  }
+  if (res.status === 200 && res.body.status === 'in_progress' && res.body.retriesLeft === 0) lastTry = true
+  if (more) {
+    const completed = res.status === 200 && res.body.status === 'completed'
+    if (scan !== mine && !completed) return // the user started over meanwhile: that scan goes on
+    const extend = res.status === 200 && res.body.status === 'in_progress' && EXTEND_FOR[res.body.retry]
+    if (extend && scan === mine && mine.running) { // the same capture goes on; its whole trace is sent at the end
+      mine.extend()
+      el.message.textContent = ''
+      guide(extend, 'ok')
+      showButtons(['exit'])
+      return
+    }
+    if (scan) scan.stop()
+    stopCamera()
+    scan = null
+    guide('')
   }
   if (transient(res.status)) { // kept: Try again sends it again
     unsent = trace
@@ -539,6 +593,7 @@ async function sendTrace(trace) {
   if (res.body.status === 'in_progress' && res.body.retry) { // the engine's gates: a new scan would help
     el.camera.hidden = true
     say(RETRY_TEXT[res.body.retry] || 'error')
+    if (lastTry && RETRY_TEXT[res.body.retry]) el.message.textContent += ' ' + text.lastTry
     buttons('retry', 'exit')
     return
   }

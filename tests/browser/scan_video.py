@@ -46,8 +46,9 @@ def _to_yuv420(rgb: np.ndarray) -> bytes:
     return b"".join(np.clip(np.rint(p), 0, 255).astype(np.uint8).tobytes() for p in planes)
 
 
-def write_y4m(path: Path, bpm: float = 72.0, fps: int = 30, beats: int = 12) -> dict:
-    """Writes `beats` whole beats at `bpm` (72 bpm, 12 beats: 10 s, 300 frames at 30 fps); returns facts."""
+def write_y4m(path: Path, bpm: float = 72.0, fps: int = 30, beats: int = 12, amplitude: float = AMPLITUDE) -> dict:
+    """Writes `beats` whole beats at `bpm` (72 bpm, 12 beats: 10 s, 300 frames at 30 fps); returns facts.
+    amplitude 0: the face without a pulse (a photograph held to the camera)."""
     frames = round(beats * 60 / bpm * fps)
     image = data.astronaut()[TOP:TOP + HEIGHT, LEFT:LEFT + WIDTH].astype(float)
     mask = skin_mask(image)[..., None]
@@ -55,7 +56,7 @@ def write_y4m(path: Path, bpm: float = 72.0, fps: int = 30, beats: int = 12) -> 
         out.write(f"YUV4MPEG2 W{WIDTH} H{HEIGHT} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
         for i in range(frames):
             pulse = np.sin(2 * np.pi * bpm / 60 * i / fps)
-            frame = np.clip(image + mask * AMPLITUDE * pulse, 0, 255)
+            frame = np.clip(image + mask * amplitude * pulse, 0, 255)
             out.write(b"FRAME\n")
             out.write(_to_yuv420(frame))
     return {"path": str(path), "frames": frames, "fps": fps, "bpm": bpm, "skinPixels": int(mask.sum())}

@@ -132,6 +132,40 @@ def test_scan_with_a_pulsing_face_completes_and_returns_with_the_heart_rate(tena
     assert report["metrics"].get("hr") == f"{round(data['metrics']['hr'])} bpm"
 
 
+def test_a_weak_pulse_scans_on_to_a_minute_and_the_last_try_records_a_minute(tenant, tmp_path, capsys):
+    """The face without a pulse (a photograph): its 30 s trace is answered "try again" (weak), and the camera, still
+    recording, goes on to 60 s and sends the whole trace, the first 30 s frame for frame. That too is answered
+    "try again", with no retries left: the page says the last try takes about a minute, and Try again records
+    60 s at once and sends it once, which completes the session with nothing measured."""
+    _require_browser()
+    video = write_y4m(tmp_path / "still.y4m", beats=1, amplitude=0.0)
+    partner = make_partner(tenant, points=2)
+    session = _create(partner, locale="en", returnUrl=f"{ORIGIN}/vital-scan/done?ref=a1")
+
+    report = _drive(session, "weak", "--video", video["path"], "--expect-retry", "--timeout-ms", "200000", timeout=420)
+
+    assert _common(report, session) == ["completed"]
+    assert report["hosted"].count("POST /api/hosted/vital-scan/measurement") == 3
+    first, extended, last = report["measurements"]
+    assert 29.5 <= first["seconds"] <= 33 and not first["extends"], report["measurements"]
+    assert 59.5 <= extended["seconds"] <= 63 and extended["extends"], report["measurements"]
+    assert 59.5 <= last["seconds"] <= 63 and not last["extends"], report["measurements"]
+    assert "The pulse signal is weak: the scan goes on for 30 more seconds. Hold still." in report["guidanceSeen"]
+    assert "Measuring for about a minute. Hold still and keep your face in the oval." in report["guidanceSeen"]
+    assert report["afterRetry"] == {
+        "message": "No measurement this time: the pulse signal was too weak. Move closer so your face fills the oval, "
+                   "face an even light, and tap Try again. The last try takes about a minute.",
+        "retryShown": True, "focused": "retry"}
+    assert "no measurement could be made" in report["resultsText"] and report["metrics"] == {}
+
+    polled = requests.get(f"{SESSIONS}/{session['vitalScanResultId']}", headers=partner.headers, timeout=60)
+    data = polled.json()["data"]
+    assert data["status"] == "completed" and data["metrics"] is None
+    with capsys.disabled():
+        print(f"\n[vital scan page, weak pulse] {report['timings']}; traces {report['measurements']}; "
+              f"screenshots {report['shots']}")
+
+
 def test_camera_denied_says_so_and_exit_still_returns(tenant, capsys):
     _require_browser()
     partner = make_partner(tenant, points=2)
