@@ -116,6 +116,13 @@ def _line(label: str, s: dict) -> str:
             f" {s['hrv'] / n:7.0%} {_fmt(s['sdnn_mae']):>8} {len(s['hrv_wrong']):6d}")
 
 
+def _page_line(label: str, scans: list[dict]) -> str:
+    """_line, then the share of scans the page extended to 60 s and the mean seconds captured."""
+    extended = [r["extended"] for r in scans] or [False]
+    return (_line(label, _summary(scans)) + f" {statistics.fmean(extended):9.0%}"
+            f" {statistics.fmean(60.0 if e else 30.0 for e in extended):8.1f}")
+
+
 HEADER = (f"{'':14} {'scans':>5} {'hr':>7} {'hr MAE':>7} {'>10':>6} {'rr':>7} {'rr MAE':>7} {'>3':>6}"
           f" {'hrv':>7} {'SDNN MAE':>8} {'>tol':>6}")
 
@@ -150,11 +157,11 @@ def main(n: int = TRACES) -> None:
     print(HEADER + f" {'extended':>9} {'seconds':>8}")
     for level in rppg_synthetic.LEVELS:
         heads, scans = _page(level, n, results[(level, 60.0)])
-        extended = sum(r["extended"] for r in scans)
-        seconds = statistics.fmean(60.0 if r["extended"] else 30.0 for r in scans)
         head, page = _summary(heads), _summary(scans)
         print(_line(f"{level} 30 s", head))
-        print(_line("  page", page) + f" {extended / max(len(scans), 1):9.0%} {seconds:8.1f}")
+        print(_page_line("  page", scans))
+        for skin in rppg_synthetic.SKIN_TYPES:
+            print(_page_line(f"    skin {skin}", [r for r in scans if r["skin"] == skin]))
         for name in ("hr_wrong", "rr_wrong", "hrv_wrong"):
             if head[name] or page[name]:
                 print(f"  {name} (seed, truth, reported): 30 s {head[name][:12]}, page {page[name][:12]}")
