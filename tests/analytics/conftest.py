@@ -326,7 +326,7 @@ def measure(token: dict, http=None):
 
 def measure_until_done(token: dict, http=None):
     """measure() until the session completes: a trace that supports nothing is first answered "try again" (200
-    in_progress, vital_scan/service.py MAX_RETRIES times). The last answer."""
+    in_progress, vital_scan/models.py MAX_RETRIES times). The last answer."""
     for _ in range(vital_scan_service.MAX_RETRIES + 1):
         response = measure(token, http)
         if response.status_code != 200 or response.json["status"] != "in_progress":

@@ -18,7 +18,7 @@ def trace(seconds=16, fps=30):
 
 def measure_until_done(api, scan, body):
     """Send a trace until the session completes: one that supports nothing is first answered "try again"
-    (200 in_progress with `retry`, vital_scan/service.py MAX_RETRIES times). The retries seen and the last answer."""
+    (200 in_progress with `retry`, vital_scan/models.py MAX_RETRIES times). The retries seen and the last answer."""
     retries = []
     for _ in range(service.MAX_RETRIES + 1):
         response = api("POST", f"{HOSTED}/measurement", json=body, headers=scan)

@@ -66,7 +66,7 @@ def test_full_flow_created_in_progress_completed(http, partner):
     assert response.status_code == 200 and response.headers["x-request-id"]
     created = response.json
     assert created == {"status": "created", "locale": "zh-TW", "expiresAt": created["expiresAt"],
-                       "returnUrl": f"{ORIGIN}/back?x=1"}
+                       "returnUrl": f"{ORIGIN}/back?x=1", "retriesLeft": 2}
     assert "ratelimit-limit" not in response.headers  # hosted calls do not spend the partner's rate
 
     started = http.post(f"{HOSTED}/start", headers=scan)
@@ -91,6 +91,8 @@ def test_full_flow_created_in_progress_completed(http, partner):
     for left in (1, 0):
         again = http.post(f"{HOSTED}/measurement", json=trace(), headers=scan)
         assert again.status_code == 200 and again.json == {"status": "in_progress", "retry": "weak", "retriesLeft": left}
+        # A page opened again (a reload) reads the same count, so its last scan is long too.
+        assert http.get(f"{HOSTED}/session", headers=scan).json["retriesLeft"] == left
         assert partner_view(http, partner, sid)["status"] == "in_progress" and spent(partner.client_id) == 1
     done = http.post(f"{HOSTED}/measurement", json=trace(), headers=scan)
     assert done.status_code == 200, done.json

@@ -22,6 +22,7 @@ UNFINISHED = (CREATED, IN_PROGRESS)
 
 LOCALES = ("en", "zh", "zh-Hant", "zh-Hans", "zh-TW")
 DEFAULT_LOCALE = "en"
+MAX_RETRIES = 2  # scans of one session answered "try again" before one completes with whatever it supports
 MAX_USER_ID_LENGTH = 128
 MAX_RETURN_URL_LENGTH = 2048
 _USER_ID = re.compile(r"[A-Za-z0-9._:@+\-]+")
@@ -155,6 +156,9 @@ def hosted_view(data: dict) -> dict[str, Any]:
         "locale": data.get("locale") or DEFAULT_LOCALE,
         "expiresAt": clock.iso(data["expiresAt"]),
         "returnUrl": data.get("returnUrl"),
+        # How many more scans may be answered "try again": at 0 the page records its last scan long at once,
+        # also after a reload.
+        "retriesLeft": max(0, MAX_RETRIES - int(data.get("retries", 0))),
     }
 
 

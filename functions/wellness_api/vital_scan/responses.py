@@ -85,6 +85,8 @@ class HostedSession(Closed):
     locale: str
     expiresAt: str
     returnUrl: str | None
+    retriesLeft: int = Field(ge=0, description="How many more scans may still be answered \"try again\"; at 0 the "
+                                               "next measurement completes the session.")
 
 
 class MeasurementResult(Closed):

@@ -23,6 +23,7 @@ from .models import (
     EXPIRED,
     FAILED,
     IN_PROGRESS,
+    MAX_RETRIES,
     TERMINAL,
     UNFINISHED,
     CreateSessionBody,
@@ -342,7 +343,6 @@ def hosted_measurement(ref: HostedRef, body: MeasurementBody) -> dict:
 
 
 RETRY_REASONS = ("dark", "motion", "weak", "short")  # vital_scan.rppg.pipeline's reasons a retry may fix
-MAX_RETRIES = 2  # scans of one session answered "try again" before one completes with whatever it supports
 
 
 def _assess(trace: engine.Trace) -> tuple[dict | None, dict]:
