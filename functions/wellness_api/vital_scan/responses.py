@@ -78,6 +78,9 @@ class InsufficientCredits(NestedError):
     resetsAt: str
 
 
+RETRIES_LEFT = "How many more scans may still be answered \"try again\"; at 0 the next measurement completes the session."
+
+
 class HostedSession(Closed):
     """The token's session as the hosted page may see it: no user id, no health data."""
 
@@ -85,8 +88,7 @@ class HostedSession(Closed):
     locale: str
     expiresAt: str
     returnUrl: str | None
-    retriesLeft: int = Field(ge=0, description="How many more scans may still be answered \"try again\"; at 0 the "
-                                               "next measurement completes the session.")
+    retriesLeft: int = Field(ge=0, description=RETRIES_LEFT)
 
 
 class MeasurementResult(Closed):
@@ -100,9 +102,7 @@ class MeasurementResult(Closed):
                                     description="returnUrl with vital_scan_session_id and status=completed.")
     retry: Literal["dark", "motion", "weak", "short"] | None = Field(
         default=None, description="Only with status in_progress: why the scan gave nothing and should be repeated.")
-    retriesLeft: int | None = Field(
-        default=None, ge=0, description="Only with status in_progress: how many more scans may still be answered "
-                                        "\"try again\"; at 0 the next measurement completes the session.")
+    retriesLeft: int | None = Field(default=None, ge=0, description="Only with status in_progress. " + RETRIES_LEFT)
 
 
 class FailResult(Closed):
