@@ -4,7 +4,7 @@ import re
 from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
 from ..core import clock, settings
 from ..core.errors import ApiError
@@ -203,6 +203,9 @@ class MeasurementBody(BaseModel):
     t: list[Millis] = Field(max_length=MAX_FRAMES, description="Milliseconds since the first frame, strictly "
                             f"increasing, spanning 15 to {limits.MAX_SECONDS} seconds, in step with fps.")
     rgb: list[Rgb] = Field(max_length=MAX_FRAMES)
+    recording: StrictBool = Field(default=False, description=(
+        "The page is still recording this capture: a trace with a heart rate but no breathing rate may be "
+        "answered scanOn, and the page then sends the whole, longer trace of the same capture."))
 
 
 class FailBody(BaseModel):

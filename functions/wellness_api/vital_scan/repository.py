@@ -25,6 +25,7 @@ POINTS = "vitalScanPoints"
 RATE = "vitalScanRate"
 TOKENS = "vitalScanTokens"
 ACTIVITY = activity.VITAL_SCAN
+REMOVE = firestore.DELETE_FIELD  # a session field's value in an update: the field is deleted
 # Token documents and void markers are removed by Firestore TTL policies on expireAt.
 TOKEN_TTL_AFTER_EXPIRY = dt.timedelta(days=1)
 

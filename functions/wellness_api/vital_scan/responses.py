@@ -94,7 +94,9 @@ class HostedSession(Closed):
 class MeasurementResult(Closed):
     """The session is completed with the metrics the trace supports (omitted where the signal is too poor);
     or, when the trace supports nothing and a new scan would help, it stays in_progress with `retry` saying
-    what to change (dark, motion, weak, short) and costs no point."""
+    what to change (dark, motion, weak, short) and costs no point; or, when the page is still recording
+    (`recording: true`) and the trace has a heart rate but no breathing rate, it stays in_progress with
+    `scanOn`: the page sends the whole, longer trace of the same capture next."""
 
     status: Literal["completed", "in_progress"]
     metrics: VitalScanMetrics | None = None
@@ -103,6 +105,9 @@ class MeasurementResult(Closed):
     retry: Literal["dark", "motion", "weak", "short"] | None = Field(
         default=None, description="Only with status in_progress: why the scan gave nothing and should be repeated.")
     retriesLeft: int | None = Field(default=None, ge=0, description="Only with status in_progress. " + RETRIES_LEFT)
+    scanOn: Literal["rr"] | None = Field(
+        default=None, description="Only with status in_progress: the metric a longer trace of the same capture may "
+                                  "add; the first part's metrics are kept for the session.")
 
 
 class FailResult(Closed):

@@ -13,7 +13,7 @@ from typing import Any, TypeGuard
 
 from ..core import clock, config, tenancy
 from ..core.errors import ApiError
-from . import engine, failures, points
+from . import engine, failures, points, scan_on
 from . import metrics as metrics_mod
 from . import repository as repo
 from .access import Workspace
@@ -310,17 +310,25 @@ def _require_in_progress(data: dict) -> Change:
 
 
 def hosted_measurement(ref: HostedRef, body: MeasurementBody) -> dict:
-    """in_progress -> completed with the metrics the engine finds in the trace (none is legal)."""
+    """in_progress -> completed with the metrics the engine finds in the trace (none is legal); or, while the
+    page records on, in_progress with `scanOn` (scan_on) or, when a new scan would help, with `retry`."""
     check_trace(body)
     _hosted(ref, lambda data, now: _require_in_progress(data))  # refuse early, before the engine runs
     raw, quality = _assess(engine.Trace(body.fps, body.t, body.rgb))
     result = metrics_mod.public_metrics(raw)
-    # The engine gives a reason when the scan has no heart rate, even if it holds a breathing rate: a retry may
-    # still get the heart rate, and only the last scan completes with the breathing rate alone.
-    reason = quality.get("reason") if result is None or "hr" not in result else None
+    more = scan_on.wanted(result, body.t) if body.recording else None
 
     def action(data, now) -> Change:
         _require_in_progress(data)
+        scan_ons = int(data.get("scanOns", 0))
+        if more and scan_ons < scan_on.MAX_SCAN_ONS:
+            part = scan_on.first_part(body.t, body.rgb, result, quality)
+            return Change({"status": IN_PROGRESS, "scanOn": more}, {"scanOns": scan_ons + 1, "scanOnFirst": part})
+        first = scan_on.carried(data.get("scanOnFirst"), body.t, body.rgb)
+        merged = scan_on.merge(first["metrics"], result) if first else result
+        # The engine gives a reason when the scan has no heart rate, even if it holds a breathing rate: a retry may
+        # still get the heart rate, and only the last scan completes with the breathing rate alone.
+        reason = quality.get("reason") if merged is None or "hr" not in merged else None
         retries = int(data.get("retries", 0))
         if reason in RETRY_REASONS and retries < MAX_RETRIES:
             # Trying again would help (too dark, too much movement, a weak pulse): the session stays
@@ -330,12 +338,14 @@ def hosted_measurement(ref: HostedRef, body: MeasurementBody) -> dict:
             return Change({"status": IN_PROGRESS, "retry": reason, "retriesLeft": MAX_RETRIES - retries - 1},
                           {"retries": retries + 1, "retryQuality": quality})
         # quality is internal (2.12): stored with the measurement as evidence, never part of the metrics or
-        # of any view (session_view and hosted_view list their fields).
-        fields = {"status": COMPLETED, "completedAt": now, "updatedAt": now, "metrics": result,
-                  "quality": quality}
+        # of any view (session_view and hosted_view list their fields). A first part's goes with it.
+        fields = {"status": COMPLETED, "completedAt": now, "updatedAt": now, "metrics": merged,
+                  "quality": {**quality, "firstPart": first["quality"]} if first else quality}
+        if "scanOnFirst" in data:
+            fields["scanOnFirst"] = repo.REMOVE
         return Change({
             "status": COMPLETED,
-            "metrics": result,
+            "metrics": merged,
             "redirectUrl": return_navigation(data.get("returnUrl"), ref.session_id, "completed"),
         }, fields, activity={"completed": 1})
 
