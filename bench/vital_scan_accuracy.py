@@ -6,7 +6,9 @@ TRACES seeded random traces (seed SEED + i, printed), heart rates drawn uniforml
 from 8-24 breaths/min and the skin tone from Fitzpatrick I-VI; each trace is measured as a 30 s scan (the
 hosted page's default) and as a 60 s scan (the length the page asks for when rr is wanted). Then the hosted
 page's own scan of each 60 s trace: its first 30 s, and when those give no heart rate because the pulse was weak or
-moved, the whole 60 s (the page records on while the 30 s trace is measured, web/vital-scan.js LONG_CAPTURE_MS).
+moved, the whole 60 s; when they give a heart rate but no breathing rate (vital_scan.scan_on), the whole 60 s with
+each metric it lacks taken from the first 30 s (the page records on while the 30 s trace is measured,
+web/vital-scan.js LONG_CAPTURE_MS).
 
 Printed per level and per skin tone: the share of scans where each metric is reported, its mean absolute
 error, and the count of confident wrong numbers: hr more than HR_WRONG bpm off, rr more than RR_WRONG
@@ -66,15 +68,17 @@ def _run(level: str, n: int, seconds: float) -> list[dict]:
 def _row(seed: int, case, metrics: dict | None, cpu: float = 0.0) -> dict:
     metrics = metrics or {}
     indices = metrics.get("hrv_indices", {})
-    return {"seed": seed, "skin": case.skin, "cpu": cpu, "truth": case.truth, "hr": metrics.get("hr"),
+    return {"seed": seed, "skin": case.skin, "cpu": cpu, "truth": case.truth, "metrics": metrics, "hr": metrics.get("hr"),
             "rr": metrics.get("rr"), "sdnn": indices.get("SDNN"), "rmssd": indices.get("RMSSD")}
 
 
 def _page(level: str, n: int, full: list[dict]) -> tuple[list[dict], list[dict]]:
     """(the first 30 s of each 60 s trace, the hosted page's scan of it): the page sends its first 30 s and, when
-    they give no heart rate for a reason in PAGE_EXTENDS_FOR, the whole 60 s (`full`: the 60 s rows)."""
+    they give no heart rate for a reason in PAGE_EXTENDS_FOR, the whole 60 s; when the server answers them scanOn,
+    the whole 60 s merged with them as the service does (`full`: the 60 s rows). `extended`: None, "hr" or "rr"."""
     import bisect
 
+    from wellness_api.vital_scan import scan_on
     from wellness_api.vital_scan.rppg import pipeline
 
     whole = {r["seed"]: r for r in full}
@@ -83,8 +87,12 @@ def _page(level: str, n: int, full: list[dict]) -> tuple[list[dict], list[dict]]
         k = bisect.bisect_right(case.t, 30000.0)
         metrics, quality = pipeline.assess(case.fps, case.t[:k], case.rgb[:k])
         heads.append(_row(seed, case, metrics))
-        extended = "hr" not in (metrics or {}) and quality.get("reason") in PAGE_EXTENDS_FOR
-        scans.append({**whole[seed], "extended": True} if extended else {**heads[-1], "extended": False})
+        if "hr" not in (metrics or {}) and quality.get("reason") in PAGE_EXTENDS_FOR:
+            scans.append({**whole[seed], "extended": "hr"})
+        elif scan_on.wanted(metrics, case.t[:k]):
+            scans.append({**_row(seed, case, scan_on.merge(metrics, whole[seed]["metrics"])), "extended": "rr"})
+        else:
+            scans.append({**heads[-1], "extended": None})
     return heads, scans
 
 
@@ -117,9 +125,10 @@ def _line(label: str, s: dict) -> str:
 
 
 def _page_line(label: str, scans: list[dict]) -> str:
-    """_line, then the share of scans the page extended to 60 s and the mean seconds captured."""
-    extended = [r["extended"] for r in scans] or [False]
-    return (_line(label, _summary(scans)) + f" {statistics.fmean(extended):9.0%}"
+    """_line, then the share of scans the page extended to 60 s (all, and for rr) and the mean seconds captured."""
+    extended = [r["extended"] for r in scans] or [None]
+    return (_line(label, _summary(scans)) + f" {statistics.fmean(e is not None for e in extended):9.0%}"
+            f" {statistics.fmean(e == 'rr' for e in extended):7.0%}"
             f" {statistics.fmean(60.0 if e else 30.0 for e in extended):8.1f}")
 
 
@@ -152,9 +161,9 @@ def main(n: int = TRACES) -> None:
             for name in ("hr_wrong", "rr_wrong", "hrv_wrong"):
                 if s[name]:
                     print(f"  {name} (seed, truth, reported): {s[name][:12]}")
-    print("\n-- the hosted page's scan: 30 s, on to 60 s when the 30 s give no hr for a weak pulse or movement"
-          " (the first 30 s of each 60 s trace above, then the whole trace)")
-    print(HEADER + f" {'extended':>9} {'seconds':>8}")
+    print("\n-- the hosted page's scan: 30 s, on to 60 s when the 30 s give no hr for a weak pulse or movement, or hr"
+          " but no rr (the first 30 s of each 60 s trace above, then the whole trace)")
+    print(HEADER + f" {'extended':>9} {'for rr':>7} {'seconds':>8}")
     for level in rppg_synthetic.LEVELS:
         heads, scans = _page(level, n, results[(level, 60.0)])
         head, page = _summary(heads), _summary(scans)
