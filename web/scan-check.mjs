@@ -20,15 +20,19 @@
 //   page showed meanwhile; where it offered Try again, the driver clicks it, then goes on as above.
 // --fail-measurement (with --video): the first sending of the trace is answered 503 here; the driver waits
 //   for the page's error and clicks Try again, which sends the same trace again (measurementsSent: the
-//   sha256 of each body sent).
+//   sha256 of each trace sent: its fps, t and rgb).
+// --expect-scan-on (with --video of a pulsing face): the server answers the 30 s trace scanOn; the driver
+//   records what the page shows 3 s later (scanningOn: guidance and progress label, screenshot 3-scanning-on)
+//   and goes on to the results.
 // --expect-retry (with --video of a face without a pulse): the server answers "try again"; the driver waits
 //   for the page to say so (afterRetry), clicks Try again and goes on to the results. measurements: each
-//   body's {frames, seconds, extends} (extends: the body before it is its beginning, frame for frame).
+//   body's {frames, seconds, extends, recording} (extends: the body before it is its beginning, frame for
+//   frame; recording: the body says the camera is still recording).
 // Either way it waits for the navigation to --return-origin, which it answers itself (route), so no
 // https server is needed. Requests to any other non-loopback host are aborted and recorded in offHost.
 // Report (cspViolations: Content-Security-Policy violations; hostedErrors: each hosted answer of 400 or more,
 // {call, status, requestId (the platform's x-request-id; none when the emulator itself failed), body}): {addressAfterLoad, lang, introText, startButton, guidanceSeen, messages, cameraMessage,
-// resultsText, metrics, returnUrl, hosted (method + path of each hosted API call), afterRetry, measurements, measurement ({fps,
+// resultsText, metrics, returnUrl, hosted (method + path of each hosted API call), afterRetry, scanningOn, measurements, measurement ({fps,
 // frames, seconds, keys}; the body itself is saved as trace.json beside the screenshots), backend, offHost, failed, pageErrors, console, shots, timings}.
 import { check, localOnly, options, recordProblems } from './headless.mjs'
 import { createHash } from 'node:crypto'
@@ -38,7 +42,7 @@ import { join } from 'node:path'
 const opts = options('scan-check', {
   url: 'string', video: 'path', 'deny-camera': 'flag', 'no-face': 'flag', 'guidance-only': 'flag',
   'return-origin': 'string', shots: 'path', 'timeout-ms': 'number', outage: 'number',
-  'fail-measurement': 'flag', 'expect-guidance': 'string', 'expect-retry': 'flag',
+  'fail-measurement': 'flag', 'expect-guidance': 'string', 'expect-retry': 'flag', 'expect-scan-on': 'flag',
 }, { timeoutMs: 150000, width: 390, height: 844, outage: 0 }, [])
 if (opts.guidanceOnly) opts.noFace = true
 if (!opts.url || !opts.shots || !(opts.video || opts.denyCamera) || !(opts.returnOrigin || opts.noFace)) {
@@ -95,14 +99,16 @@ await check('scan-check', report, async (launchHere) => {
       if (u.pathname.endsWith('/measurement')) {
         try {
           const body = JSON.parse(r.postData() || '{}')
-          report.measurementsSent = [...(report.measurementsSent || []), createHash('sha256').update(r.postData()).digest('hex')]
+          const sent = JSON.stringify([body.fps, body.t, body.rgb])
+          report.measurementsSent = [...(report.measurementsSent || []), createHash('sha256').update(sent).digest('hex')]
           writeFileSync(join(opts.shots, 'trace.json'), JSON.stringify(body)) // to look at by hand
           report.measurement = { keys: Object.keys(body).sort(), fps: body.fps, frames: body.t.length,
             seconds: body.t[body.t.length - 1] / 1000, meanRgb: [0, 1, 2].map((c) => body.rgb.reduce((s, v) => s + v[c], 0) / body.rgb.length) }
           const before = bodies[bodies.length - 1]
           const head = (b, n) => JSON.stringify([b.t.slice(0, n), b.rgb.slice(0, n)])
           report.measurements.push({ frames: body.t.length, seconds: body.t[body.t.length - 1] / 1000,
-            extends: Boolean(before && before.t.length < body.t.length && head(before, before.t.length) === head(body, before.t.length)) })
+            extends: Boolean(before && before.t.length < body.t.length && head(before, before.t.length) === head(body, before.t.length)),
+            recording: body.recording === true })
           bodies.push(body)
         } catch (e) { report.measurement = { error: String(e) } }
       }
@@ -230,6 +236,15 @@ await check('scan-check', report, async (launchHere) => {
         exitShown: await visible('#exit'), focused: await page.evaluate(() => document.activeElement && document.activeElement.id) }
       await shot('3-send-failed')
       await page.locator('#retry').click()
+    }
+    if (opts.expectScanOn) {
+      const until = Date.now() + opts.timeoutMs
+      while (!report.measurements.length && Date.now() < until) await page.waitForTimeout(250)
+      await page.waitForTimeout(3000)
+      mark('scanning-on')
+      report.scanningOn = { guidance: await text('#guidance'), progress: await text('#progress-label'),
+        cameraShown: await visible('#camera') }
+      await shot('3-scanning-on')
     }
     if (opts.expectRetry) {
       // The first trace sent, the page answered: what the user sees while the same capture goes on.

@@ -13,8 +13,14 @@ const CAPTURE_MS = 30000 // the capture; the server needs at least 15 s
 // camera is still recording: the same capture goes on to LONG_CAPTURE_MS and the whole trace is sent again
 // (on the bench's moderate traces: a heart rate on 71 % of scans against 57 % of their first 30 s alone; a dark
 // room or a short trace needs a change, not more of the same). A session's last try records it at once.
+// The 30 s trace says the camera is still recording (recording: true). When it gives a heart rate but no
+// breathing rate, the server answers scanOn "rr" (vital_scan.scan_on): the same capture goes on to
+// LONG_CAPTURE_MS, and the whole trace completes the session with both parts' metrics. A problem while scanning
+// on (movement, the face lost) sends what was recorded at once: the heart rate is already there.
 const LONG_CAPTURE_MS = 60000
 const EXTEND_FOR = { weak: 'extendWeak', motion: 'extendMotion' }
+const SCAN_ON_FOR = { rr: 'scanOnRr' }
+const LONG_TRACE_MS = 50000 // a trace this long had its minute: no breathing rate then is not for want of time
 // Face detection runs every 400 ms while looking for the face, every 1000 ms while recording (it blocks the
 // main thread for a while on slow devices, and every frame missed then is a gap in the trace); colours
 // are sampled on every video frame in between.
@@ -31,7 +37,7 @@ const TEXT = {
   en: {
     title: 'Vital Scan',
     loading: 'Loading…',
-    intro: 'This scan uses your camera for about 30 seconds (up to a minute when the signal is weak) to estimate your heart rate and other vital signs. Sit still in good light with your face inside the oval.',
+    intro: 'This scan uses your camera for 30 to 60 seconds to estimate your heart rate, breathing rate and other vital signs. Sit still in good light with your face inside the oval.',
     privacy: 'No video or picture leaves your device: only the average skin colour of your face, frame by frame.',
     start: 'Start scan', retry: 'Try again', continue: 'Continue', exit: 'Exit',
     progress: 'Progress',
@@ -46,6 +52,7 @@ const TEXT = {
     measuringLong: 'Measuring for about a minute. Hold still and keep your face in the oval.',
     extendWeak: 'The pulse signal is weak: the scan goes on for 30 more seconds. Hold still.',
     extendMotion: 'There was some movement: the scan goes on for 30 more seconds. Hold still.',
+    scanOnRr: 'Heart rate measured. The scan goes on for 30 more seconds to measure your breathing rate. Hold still.',
     left: (s) => `${s} s left`,
     restart: 'The scan stopped. It starts again when your face is in the oval.',
     sending: 'Calculating your results…',
@@ -65,6 +72,7 @@ const TEXT = {
     retryShort: 'No measurement this time: the scan was too short. Keep your face in the oval until the scan ends, then tap Try again.',
     lastTry: 'The last try takes about a minute.',
     longerScan: 'Breathing rate and heart rate variability need a calm scan of about 60 seconds.',
+    stillerScan: 'Breathing rate and heart rate variability could not be measured this time: they need a very still scan in even light.',
     framed: 'This page cannot be shown inside another page. Open the scan link directly.',
     error: 'Something went wrong. Please try again.',
     exited: 'You left the scan. You can close this window.',
@@ -75,7 +83,7 @@ const TEXT = {
   'zh-Hant': {
     title: '生命體徵掃描',
     loading: '載入中…',
-    intro: '此掃描會使用您的相機約 30 秒（訊號微弱時最多 1 分鐘），以估算您的心率及其他生命體徵。請在光線充足處坐定，並讓臉部位於橢圓框內。',
+    intro: '此掃描會使用您的相機 30 至 60 秒，以估算您的心率、呼吸頻率及其他生命體徵。請在光線充足處坐定，並讓臉部位於橢圓框內。',
     privacy: '影片或相片不會離開您的裝置，只會傳送每一格畫面中臉部皮膚的平均顏色。',
     start: '開始掃描', retry: '再試一次', continue: '繼續', exit: '離開',
     progress: '進度',
@@ -90,6 +98,7 @@ const TEXT = {
     measuringLong: '測量約需 1 分鐘，請保持不動，並讓臉部留在橢圓框內。',
     extendWeak: '脈搏訊號微弱：掃描將再延長 30 秒，請保持不動。',
     extendMotion: '剛才有些晃動：掃描將再延長 30 秒，請保持不動。',
+    scanOnRr: '已測得心率。掃描將再延長 30 秒以測量呼吸頻率，請保持不動。',
     left: (s) => `剩餘 ${s} 秒`,
     restart: '掃描已停止。臉部回到橢圓框內後會重新開始。',
     sending: '正在計算結果…',
@@ -109,6 +118,7 @@ const TEXT = {
     retryShort: '這次未能測量：掃描時間太短。請讓臉部保持在橢圓框內直到掃描結束，然後點選「再試一次」。',
     lastTry: '最後一次嘗試約需 1 分鐘。',
     longerScan: '呼吸頻率與心率變異需要約 60 秒的平靜掃描。',
+    stillerScan: '這次未能測得呼吸頻率與心率變異：需要在光線均勻處保持非常靜止的掃描。',
     framed: '此頁面無法在其他頁面中顯示，請直接開啟掃描連結。',
     error: '發生錯誤，請再試一次。',
     exited: '您已離開掃描，可以關閉此視窗。',
@@ -118,7 +128,7 @@ const TEXT = {
   'zh-Hans': {
     title: '生命体征扫描',
     loading: '加载中…',
-    intro: '此扫描会使用您的摄像头约 30 秒（信号微弱时最多 1 分钟），以估算您的心率及其他生命体征。请在光线充足处坐好，并让脸部位于椭圆框内。',
+    intro: '此扫描会使用您的摄像头 30 至 60 秒，以估算您的心率、呼吸频率及其他生命体征。请在光线充足处坐好，并让脸部位于椭圆框内。',
     privacy: '视频或照片不会离开您的设备，只会发送每一帧画面中脸部皮肤的平均颜色。',
     start: '开始扫描', retry: '再试一次', continue: '继续', exit: '退出',
     progress: '进度',
@@ -133,6 +143,7 @@ const TEXT = {
     measuringLong: '测量约需 1 分钟，请保持不动，并让脸部留在椭圆框内。',
     extendWeak: '脉搏信号微弱：扫描将再延长 30 秒，请保持不动。',
     extendMotion: '刚才有些晃动：扫描将再延长 30 秒，请保持不动。',
+    scanOnRr: '已测得心率。扫描将再延长 30 秒以测量呼吸频率，请保持不动。',
     left: (s) => `剩余 ${s} 秒`,
     restart: '扫描已停止。脸部回到椭圆框内后会重新开始。',
     sending: '正在计算结果…',
@@ -152,6 +163,7 @@ const TEXT = {
     retryShort: '这次未能测量：扫描时间太短。请让脸部保持在椭圆框内直到扫描结束，然后点击“再试一次”。',
     lastTry: '最后一次尝试约需 1 分钟。',
     longerScan: '呼吸频率与心率变异需要约 60 秒的平静扫描。',
+    stillerScan: '这次未能测得呼吸频率与心率变异：需要在光线均匀处保持非常静止的扫描。',
     framed: '此页面无法在其他页面中显示，请直接打开扫描链接。',
     error: '发生错误，请再试一次。',
     exited: '您已退出扫描，可以关闭此窗口。',
@@ -182,6 +194,7 @@ let redirectUrl = null
 let busy = false
 let loaded = false // the session was read: Try again restarts the scan, not the loading
 let unsent = null // a trace whose sending failed in passing: Try again sends it again (no new capture)
+let sentMs = 0 // the span of the last trace sent
 let lastTry = false // the server's next answer completes the session (retriesLeft 0): record a long trace at once
 
 function say(key, ...args) {
@@ -364,6 +377,7 @@ function sample(regions) {
 
 // Records the skin colour of each frame; at `goal` ms it hands its trace to onTrace(trace, more). more: a 30 s
 // trace, the recording goes on meanwhile and the page may extend() it to LONG_CAPTURE_MS; never past that.
+// extend(true): scanning on for a metric the first part lacks; a problem then hands what was recorded at once.
 class Scan {
   constructor(onTrace, goal) {
     this.onTrace = onTrace
@@ -381,9 +395,11 @@ class Scan {
     this.schedule()
   }
 
-  reset() { this.t = []; this.rgb = []; this.startedAt = null; this.handed = false }
+  reset() { this.t = []; this.rgb = []; this.startedAt = null; this.handed = false; this.scanningOn = false }
 
-  extend() { this.goal = LONG_CAPTURE_MS; this.handed = false }
+  extend(scanningOn = false) { this.goal = LONG_CAPTURE_MS; this.handed = false; this.scanningOn = scanningOn }
+
+  finish() { this.stop(); this.handed = true; this.onTrace(this.trace(), false) }
 
   trace() {
     const t0 = this.t[0]
@@ -440,6 +456,7 @@ class Scan {
     const was = this.problem
     this.problem = problem
     if (problem) {
+      if (this.t.length && this.scanningOn && !this.handed) { this.finish(); return }
       if (this.t.length) { this.reset(); say('restart') }
       guide(problem, 'warn')
       showButtons(['exit', 'retry'])
@@ -557,17 +574,33 @@ async function sendTrace(trace, more) {
     guide('')
   }
   unsent = null
+  sentMs = trace.t[trace.t.length - 1]
   say('sending')
   buttons()
-  let res = await call('POST', '/measurement', trace)
+  const body = more ? { ...trace, recording: true } : trace
+  let res = await call('POST', '/measurement', body)
   if (res.status === 409) { // not started (e.g. a resume raced): start, then send again
     const started = await call('POST', '/start')
-    res = started.status === 200 ? await call('POST', '/measurement', trace) : started
+    res = started.status === 200 ? await call('POST', '/measurement', body) : started
   }
   if (res.status === 200 && res.body.status === 'in_progress' && res.body.retriesLeft === 0) lastTry = true
   if (more) {
     const completed = res.status === 200 && res.body.status === 'completed'
     if (scan !== mine && !completed) return // the user started over meanwhile: that scan goes on
+    const scanOn = res.status === 200 && res.body.status === 'in_progress' && SCAN_ON_FOR[res.body.scanOn]
+    if (scanOn) {
+      if (!mine.running) return // the user left meanwhile
+      if (mine.t.length > trace.t.length) { // the same capture goes on, as for a weak pulse
+        mine.extend(true)
+        el.message.textContent = ''
+        guide(scanOn, 'ok')
+        showButtons(['exit'])
+        return
+      }
+      // The capture restarted meanwhile (a problem): the first part, sent again as it was, completes the scan.
+      mine.stop()
+      return sendTrace(trace, false)
+    }
     const extend = res.status === 200 && res.body.status === 'in_progress' && EXTEND_FOR[res.body.retry]
     if (extend && scan === mine && mine.running) { // the same capture goes on; its whole trace is sent at the end
       mine.extend()
@@ -622,9 +655,11 @@ function showResults(metrics, url) {
   const any = el.metrics.children.length > 0
   el.metrics.hidden = !any
   el.message.textContent = ''
-  // hr alone: breathing rate and variability need a longer calm scan than this page's 30 s (the engine's gates).
+  // hr alone: breathing rate and variability need a longer calm scan than 30 s (the engine's gates); after a minute,
+  // a stiller one.
   const longer = any && !(metrics && typeof metrics.rr === 'number' && typeof metrics.hrv === 'number')
-  el.resultsNote.textContent = (any ? text.resultsNote : text.noResults) + (longer ? ' ' + text.longerScan : '') +
+  const note = sentMs >= LONG_TRACE_MS ? text.stillerScan : text.longerScan
+  el.resultsNote.textContent = (any ? text.resultsNote : text.noResults) + (longer ? ' ' + note : '') +
     (redirectUrl ? '' : ' ' + text.completed)
   buttons(...(redirectUrl ? ['continue'] : []))
   el.resultsTitle.focus()

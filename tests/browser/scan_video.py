@@ -46,20 +46,32 @@ def _to_yuv420(rgb: np.ndarray) -> bytes:
     return b"".join(np.clip(np.rint(p), 0, 255).astype(np.uint8).tobytes() for p in planes)
 
 
-def write_y4m(path: Path, bpm: float = 72.0, fps: int = 30, beats: int = 12, amplitude: float = AMPLITUDE) -> dict:
+def write_y4m(path: Path, bpm: float = 72.0, fps: int = 30, beats: int = 12, amplitude: float = AMPLITUDE,
+              moves_after: float | None = None) -> dict:
     """Writes `beats` whole beats at `bpm` (72 bpm, 12 beats: 10 s, 300 frames at 30 fps); returns facts.
-    amplitude 0: the face without a pulse (a photograph held to the camera)."""
-    frames = round(beats * 60 / bpm * fps)
-    image = data.astronaut()[TOP:TOP + HEIGHT, LEFT:LEFT + WIDTH].astype(float)
+    amplitude 0: the face without a pulse (a photograph held to the camera). moves_after: the video lasts that
+    many seconds and 2 more, in which the head jumps sideways every few frames (about 1.5 MB a second)."""
+    frames = round(beats * 60 / bpm * fps) if moves_after is None else round((moves_after + 2) * fps)
+    photo = data.astronaut().astype(float)
+    image = photo[TOP:TOP + HEIGHT, LEFT:LEFT + WIDTH]
     mask = skin_mask(image)[..., None]
     with open(path, "wb") as out:
         out.write(f"YUV4MPEG2 W{WIDTH} H{HEIGHT} F{fps}:1 Ip A1:1 C420jpeg\n".encode())
         for i in range(frames):
+            if moves_after is not None and i >= moves_after * fps:
+                out.write(b"FRAME\n" + _to_yuv420(_moved(photo, i)))
+                continue
             pulse = np.sin(2 * np.pi * bpm / 60 * i / fps)
             frame = np.clip(image + mask * amplitude * pulse, 0, 255)
             out.write(b"FRAME\n")
             out.write(_to_yuv420(frame))
     return {"path": str(path), "frames": frames, "fps": fps, "bpm": bpm, "skinPixels": int(mask.sum())}
+
+
+def _moved(photo: np.ndarray, i: int) -> np.ndarray:
+    """Frame i of a head jumping 60 px sideways and back every 7 frames."""
+    shift = 60 if (i // 7) % 2 else 0
+    return photo[TOP:TOP + HEIGHT, LEFT - 40 + shift:LEFT - 40 + shift + WIDTH]
 
 
 def write_still_y4m(path: Path, image: np.ndarray, fps: int = 30, frames: int = 30) -> dict:
@@ -88,8 +100,7 @@ def write_problem_y4m(path: Path, problem: str, fps: int = 30, frames: int = 70)
             elif problem == "dark":
                 frame = base * 0.22
             elif problem == "moving":
-                shift = 60 if (i // 7) % 2 else 0
-                frame = photo[TOP:TOP + HEIGHT, LEFT - 40 + shift:LEFT - 40 + shift + WIDTH]
+                frame = _moved(photo, i)
             else:
                 raise ValueError(problem)
             out.write(b"FRAME\n" + _to_yuv420(frame))

@@ -3,19 +3,26 @@
 A partner creates a session with its API key; headless Chromium (phone-sized viewport) opens the
 session's vitalScanUrl through web/scan-check.mjs (playwright-core). Its camera is a .y4m video made here
 from a real photograph of a face (scikit-image's astronaut) whose skin pulses at a known heart rate
-(tests/browser/scan_video.py). The page finds the face with its bundled detector, records the mean skin
-colour per frame for about 30 s, sends the trace, shows the results and returns to the partner's
-returnUrl, which the driver answers itself (no https server); its first sending of the trace is answered
-503 in the browser, and Try again sends the same trace again. The partner's GET then shows the heart
-rate. A second run denies the camera: the page says so and Exit still returns with status=exited. A
-third starts while the server is unavailable (the first reads of the session answered 503 in the browser):
-the page tries again by itself, then offers Try again, and the session survives. A fourth shows a camera
-without a face: the guidance says so, nothing is recorded, a reload resumes the
-session and Exit without a returnUrl shows the exit page. Three more show the face too small, too dark
-and jumping sideways: the guidance names each problem.
+(tests/browser/scan_video.py). The runs:
 
-Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-{scan,denied,outage-*,no-face,guidance-*}/; the
-tests print the paths (the request body of the scan is saved beside them as trace.json).
+- The page finds the face with its bundled detector, records the mean skin colour per frame for about 30 s,
+  sends the trace, shows the results and returns to the partner's returnUrl, which the driver answers itself
+  (no https server); its first sending of the trace is answered 503 in the browser, and Try again sends the
+  same trace again. The partner's GET then shows the heart rate.
+- The same face has no breathing in it: sent as still recording, its 30 s trace is answered scanOn and the
+  page records on to a minute, which completes with the heart rate. When the head starts jumping meanwhile,
+  the page sends what it recorded at once.
+- A face without a pulse is answered "try again" and scans on to a minute; the last try records a minute.
+- The camera denied: the page says so and Exit still returns with status=exited.
+- The server unavailable at first (the first reads of the session answered 503 in the browser): the page
+  tries again by itself, then offers Try again, and the session survives.
+- A camera without a face: the guidance says so, nothing is recorded, a reload resumes the session and Exit
+  without a returnUrl shows the exit page. Three more show the face too small, too dark and jumping
+  sideways: the guidance names each problem.
+
+Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-<run>/ (scan, scan-on, scan-on-moved, weak,
+denied, outage-*, no-face, guidance-*); the tests print the paths (the request body of the scan is saved beside
+them as trace.json).
 """
 
 from urllib.parse import parse_qs, urlsplit
@@ -132,6 +139,60 @@ def test_scan_with_a_pulsing_face_completes_and_returns_with_the_heart_rate(tena
     assert report["metrics"].get("hr") == f"{round(data['metrics']['hr'])} bpm"
 
 
+def test_a_heart_rate_without_a_breathing_rate_scans_on_to_a_minute_and_completes(tenant, tmp_path, capsys):
+    """The pulsing face has no breathing in it: its 30 s trace, sent as still recording, gives a heart rate but no
+    breathing rate and is answered scanOn. The camera goes on to 60 s and sends the whole trace, the first 30 s
+    frame for frame, which completes the session with the heart rate and no retry spent."""
+    _require_browser()
+    video = write_y4m(tmp_path / "face.y4m", bpm=TRUE_BPM)
+    partner = make_partner(tenant, points=2)
+    session = _create(partner, locale="en", returnUrl=f"{ORIGIN}/vital-scan/done?ref=a1")
+
+    report = _drive(session, "scan-on", "--video", video["path"], "--expect-scan-on", "--timeout-ms", "150000",
+                    timeout=300)
+
+    assert _common(report, session) == ["completed"]
+    assert report["hosted"].count("POST /api/hosted/vital-scan/measurement") == 2
+    first, whole = report["measurements"]
+    assert 29.5 <= first["seconds"] <= 33 and first["recording"] and not first["extends"], report["measurements"]
+    assert 59.5 <= whole["seconds"] <= 63 and whole["extends"] and not whole["recording"], report["measurements"]
+    says = "Heart rate measured. The scan goes on for 30 more seconds to measure your breathing rate. Hold still."
+    assert report["scanningOn"]["guidance"] == says and report["scanningOn"]["cameraShown"], report["scanningOn"]
+    assert report["scanningOn"]["progress"].endswith(" s left"), report["scanningOn"]
+    # No breathing in the video: the results say what a breathing rate needs after a whole minute.
+    assert "they need a very still scan in even light" in report["resultsText"], report["resultsText"]
+
+    polled = requests.get(f"{SESSIONS}/{session['vitalScanResultId']}", headers=partner.headers, timeout=60)
+    data = polled.json()["data"]
+    assert data["status"] == "completed" and abs(data["metrics"]["hr"] - TRUE_BPM) <= 3, data
+    assert report["metrics"].get("hr") == f"{round(data['metrics']['hr'])} bpm"
+    with capsys.disabled():
+        print(f"\n[vital scan page, scanning on] {report['timings']}; traces {report['measurements']}; "
+              f"metrics {data['metrics']}; screenshots {report['shots']}")
+
+
+def test_movement_while_scanning_on_sends_what_was_recorded(tenant, tmp_path, capsys):
+    """The head starts jumping 50 s into the video, while the page scans on for the breathing rate: the page does
+    not start over, it sends what it recorded (its first 30 s frame for frame), and the heart rate completes."""
+    _require_browser()
+    video = write_y4m(tmp_path / "moves.y4m", bpm=TRUE_BPM, moves_after=50)
+    partner = make_partner(tenant, points=2)
+    session = _create(partner, locale="en", returnUrl=f"{ORIGIN}/vital-scan/done?ref=a1")
+
+    report = _drive(session, "scan-on-moved", "--video", video["path"], "--timeout-ms", "150000", timeout=300)
+
+    assert _common(report, session) == ["completed"]
+    first, moved = report["measurements"]
+    assert 29.5 <= first["seconds"] <= 33 and first["recording"], report["measurements"]
+    assert first["seconds"] < moved["seconds"] < 59 and moved["extends"] and not moved["recording"], report["measurements"]
+    data = requests.get(f"{SESSIONS}/{session['vitalScanResultId']}", headers=partner.headers, timeout=60).json()["data"]
+    assert data["status"] == "completed" and abs(data["metrics"]["hr"] - TRUE_BPM) <= 3, data
+    # Under a minute: the results ask for a calm scan of about 60 seconds for the rest.
+    assert "need a calm scan of about 60 seconds" in report["resultsText"], report["resultsText"]
+    with capsys.disabled():
+        print(f"\n[vital scan page, moved while scanning on] {report['timings']}; traces {report['measurements']}")
+
+
 def test_a_weak_pulse_scans_on_to_a_minute_and_the_last_try_records_a_minute(tenant, tmp_path, capsys):
     """The face without a pulse (a photograph): its 30 s trace is answered "try again" (weak), and the camera, still
     recording, goes on to 60 s and sends the whole trace, the first 30 s frame for frame. That too is answered
@@ -147,8 +208,8 @@ def test_a_weak_pulse_scans_on_to_a_minute_and_the_last_try_records_a_minute(ten
     assert _common(report, session) == ["completed"]
     assert report["hosted"].count("POST /api/hosted/vital-scan/measurement") == 3
     first, extended, last = report["measurements"]
-    assert 29.5 <= first["seconds"] <= 33 and not first["extends"], report["measurements"]
-    assert 59.5 <= extended["seconds"] <= 63 and extended["extends"], report["measurements"]
+    assert 29.5 <= first["seconds"] <= 33 and not first["extends"] and first["recording"], report["measurements"]
+    assert 59.5 <= extended["seconds"] <= 63 and extended["extends"] and not extended["recording"], report["measurements"]
     assert 59.5 <= last["seconds"] <= 63 and not last["extends"], report["measurements"]
     assert "The pulse signal is weak: the scan goes on for 30 more seconds. Hold still." in report["guidanceSeen"]
     assert "Measuring for about a minute. Hold still and keep your face in the oval." in report["guidanceSeen"]
