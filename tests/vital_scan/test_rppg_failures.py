@@ -5,13 +5,16 @@ bench's (hr, rr) drawn from the seed, then generate(hr, rr, level, seconds, 30 f
 metric within its tolerance or omit it (2.12: never guessed). Pure unit tests: no emulator is touched.
 """
 
+import json
+import pathlib
+
 import numpy as np
 import pytest
 
 from support import rppg_synthetic as synthetic
 from support.rppg_synthetic import HR_WRONG, RMSSD_TOLERANCE, RR_WRONG, SDNN_TOLERANCE, bench_case
 from wellness_api.vital_scan.engine import Trace
-from wellness_api.vital_scan.rppg import RppgEngine, filters, pipeline, pos
+from wellness_api.vital_scan.rppg import RppgEngine, filters, pipeline, pos, respiration
 
 
 def measure(case) -> dict:
@@ -180,6 +183,27 @@ def test_a_colour_that_never_changes_is_a_weak_pulse_not_movement(seconds):
     assert pos.colour_motion(np.array(still), 30.0).sum() == 0  # its rounding errors are not movement
     metrics, quality = pipeline.assess(30.0, [i * 1000 / 30 for i in range(n)], still)
     assert metrics is None and quality["reason"] == "weak" and quality["kept"] == 0.0
+
+
+def test_a_face_that_does_not_breathe_gives_no_breathing_rate(monkeypatch):
+    """The trace the hosted page recorded in Chromium (tests/browser) of a still photograph whose skin pulses at 72 bpm
+    and does not breathe: 45.7 s at about 29 fps, the detector's lost frames and all (data/, as the page sent it). It
+    was read as 9.1 breaths/min. Its colour is flat to 0.01 levels, but the breathing band-pass, the trace's ends
+    padded by odd extension and the moving mean's by copies of one sample, turned the last beat's edge into a
+    transient filling the last 15 s. Mirrored, the baseline's ends are as flat as its middle; and that baseline, the
+    camera's noise alone, is under a tenth of the pulse, too small to be breathing (it peaked at 10.4/min)."""
+    trace = json.loads((pathlib.Path(__file__).parent / "data" / "still-face-browser-trace.json").read_text())
+    metrics, _ = pipeline.assess(trace["fps"], trace["t"], trace["rgb"])
+    assert abs(metrics["hr"] - 72) <= 1 and "rr" not in metrics
+
+    _, uniform, _ = filters.resample(np.asarray(trace["t"]) / 1000, np.asarray(trace["rgb"], float))
+    kept = np.ones(len(uniform), bool)
+    assert not respiration.intensity_signal(uniform, kept, filters.FS).any()  # under the floor: nothing to read
+    monkeypatch.setattr(respiration, "MIN_BASELINE_TO_PULSE", 0.0)
+    baseline = respiration.intensity_signal(uniform, kept, filters.FS)
+    blocks = [np.sqrt(np.mean(baseline[i:i + 150] ** 2)) for i in range(0, len(baseline), 150)]
+    assert max(blocks[1:]) < 1.5 * np.median(blocks), np.round(np.array(blocks) * 1e4, 2)
+    assert "rr" in pipeline.measure(trace["fps"], trace["t"], trace["rgb"])  # the noise's peak, without the floor
 
 
 def test_quality_says_why_and_never_reaches_the_metrics():

@@ -28,6 +28,7 @@ halves could otherwise never confirm it.
 import numpy as np
 from scipy import interpolate, signal
 
+from . import filters
 from .beats import Beats, longest_run
 from .pos import PBV
 from .spectrum import interpolated_peak, power_spectrum
@@ -50,6 +51,12 @@ MIN_CYCLES = 3  # breathing cycles the span must hold at the estimated rate
 # band: without the floor 6 of 161 more readings on 9,000 hard 60 s scans (same seeds, all 79-82 % kept) were
 # 8.9-10.6/min for truths of 16-24.
 SLOW_HALVES_KEPT = 0.85
+# The breathing baseline's rms at least this share of the pulse's, in the same projection (`intensity_signal`), or it
+# is not read: a spectrum's shares say nothing of its size, and the camera's noise alone has a peak. On the bench the
+# baseline of every scan that reports rr holds at least 0.25 of the pulse (1,500 scans of every level, seeds
+# 2017-2316), the generator's shallowest breathing about 0.33; the browser test's face, which does not breathe,
+# 0.05-0.07, and its noise once peaked at 10.4/min with 64 % of the band.
+MIN_BASELINE_TO_PULSE = 0.15
 ADVISED_SECONDS = 60.0  # the scan length the hosted page asks for when rr is wanted
 # What _rate answers when the series' strongest peak lies inside the Mayer wave's lobe: breathing slower than the
 # scan can tell apart. When the baseline says so, the beat series' agreeing peaks above the lobe are not breathing
@@ -167,10 +174,23 @@ def intensity_signal(rgb: np.ndarray, kept: np.ndarray, fs: float) -> np.ndarray
     10 s moving mean, projected on the blood-volume signature with the intensity direction removed (light
     and distance change all channels alike), band-passed; masked samples are 0."""
     width = int(10 * fs)
-    padded = np.pad(rgb, ((width // 2, width - 1 - width // 2), (0, 0)), mode="edge")
+    # Mirrored at the ends (the default edge copies one sample, a beat's peak or trough, 5 s over): see below.
+    padded = np.pad(rgb, ((width // 2, width - 1 - width // 2), (0, 0)), mode="reflect")
     mean = np.column_stack([np.convolve(padded[:, c], np.ones(width) / width, mode="valid") for c in range(3)])
     normalised = rgb / np.clip(mean, 1e-9, None) - 1.0
     direction = PBV - PBV.mean()
     x = np.where(kept, normalised @ direction, 0.0)
     sos = signal.butter(2, (0.08, 0.6), btype="bandpass", fs=fs, output="sos")
-    return np.where(kept, signal.sosfiltfilt(sos, x), 0.0)
+    # Mirrored, 10 s of padding at each end: the default (odd extension, a few samples) continues the last beat's
+    # slope past the trace's end into a spike, and the 0.08 Hz corner rings on it for about 15 s, as large as
+    # breathing. On the browser test's face, which does not breathe, that transient (with the moving mean's edge
+    # copies) was read as 9.1 breaths/min; mirrored, the baseline's ends are as flat as its middle.
+    baseline = np.where(kept, signal.sosfiltfilt(sos, x, padtype="even", padlen=min(width, len(x) - 1)), 0.0)
+    pulse = signal.sosfiltfilt(signal.butter(2, filters.BAND, btype="bandpass", fs=fs, output="sos"), x)[kept]
+    if not kept.any() or _rms(baseline[kept]) < MIN_BASELINE_TO_PULSE * _rms(pulse):
+        return np.zeros_like(baseline)  # no breathing to read: what is left is the camera's noise
+    return baseline
+
+
+def _rms(x: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(x ** 2))) if len(x) else 0.0
