@@ -23,7 +23,7 @@
 //   sha256 of each trace sent: its fps, t and rgb).
 // --expect-scan-on (with --video of a pulsing face): the server answers the 30 s trace scanOn; the driver
 //   records what the page shows 3 s later (scanningOn: guidance and progress label, screenshot 3-scanning-on)
-//   and goes on to the results.
+//   and goes on to the results; with --finish-scan-on it then clicks Finish now.
 // --expect-retry (with --video of a face without a pulse): the server answers "try again"; the driver waits
 //   for the page to say so (afterRetry), clicks Try again and goes on to the results. measurements: each
 //   body's {frames, seconds, extends, recording} (extends: the body before it is its beginning, frame for
@@ -43,6 +43,7 @@ const opts = options('scan-check', {
   url: 'string', video: 'path', 'deny-camera': 'flag', 'no-face': 'flag', 'guidance-only': 'flag',
   'return-origin': 'string', shots: 'path', 'timeout-ms': 'number', outage: 'number',
   'fail-measurement': 'flag', 'expect-guidance': 'string', 'expect-retry': 'flag', 'expect-scan-on': 'flag',
+  'finish-scan-on': 'flag',
 }, { timeoutMs: 150000, width: 390, height: 844, outage: 0 }, [])
 if (opts.guidanceOnly) opts.noFace = true
 if (!opts.url || !opts.shots || !(opts.video || opts.denyCamera) || !(opts.returnOrigin || opts.noFace)) {
@@ -243,8 +244,9 @@ await check('scan-check', report, async (launchHere) => {
       await page.waitForTimeout(3000)
       mark('scanning-on')
       report.scanningOn = { guidance: await text('#guidance'), progress: await text('#progress-label'),
-        cameraShown: await visible('#camera') }
+        cameraShown: await visible('#camera'), finishShown: await visible('#finish'), exitShown: await visible('#exit') }
       await shot('3-scanning-on')
+      if (opts.finishScanOn) await page.locator('#finish').click()
     }
     if (opts.expectRetry) {
       // The first trace sent, the page answered: what the user sees while the same capture goes on.

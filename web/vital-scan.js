@@ -21,14 +21,15 @@ const LONG_CAPTURE_MS = 60000
 const EXTEND_FOR = { weak: 'extendWeak', motion: 'extendMotion' }
 const SCAN_ON_FOR = { rr: 'scanOnRr' }
 const LONG_TRACE_MS = 50000 // a trace this long had its minute: no breathing rate then is not for want of time
-// Face detection runs every 400 ms while looking for the face, every 1000 ms while recording (it blocks the
-// main thread for a while on slow devices, and every frame missed then is a gap in the trace); colours
+// Face detection runs every 400 ms while looking for the face, every 700-1300 ms at random while recording (it
+// blocks the main thread for a while on slow devices, and every frame missed then is a gap in the trace); colours
 // are sampled on every video frame in between.
 const DETECT_EVERY_MS = 400
 const DETECT_EVERY_RECORDING_MS = 1000
 const MIN_FACE_WIDTH = 0.2 // of the frame width (a face that fills the oval is about 0.3)
 const MIN_LUMA = 55 // mean luma (0-255) of the skin regions
 const MAX_SHIFT = 0.12 // of the face width, between two detections
+const REGION_HOLD = 0.04 // of the face width: regions that moved less than this on every edge are kept (sameRegions)
 const NO_FACE_GRACE = 2 // detections without a face before the capture stops
 const MOVEMENT_HOLD_MS = 2000 // "too much movement" stays this long after the last jump
 const MAX_LUMA_STEP = 4 // a jump of the skin regions' mean luma between two frames: the head moved (the pulse is ~1)
@@ -39,7 +40,7 @@ const TEXT = {
     loading: 'Loading…',
     intro: 'This scan uses your camera for 30 to 60 seconds to estimate your heart rate, breathing rate and other vital signs. Sit still in good light with your face inside the oval.',
     privacy: 'No video or picture leaves your device: only the average skin colour of your face, frame by frame.',
-    start: 'Start scan', retry: 'Try again', continue: 'Continue', exit: 'Exit',
+    start: 'Start scan', retry: 'Try again', finish: 'Finish now', continue: 'Continue', exit: 'Exit',
     progress: 'Progress',
     cameraStarting: 'Starting the camera…',
     modelLoading: 'Loading the face detector…',
@@ -72,7 +73,11 @@ const TEXT = {
     retryShort: 'No measurement this time: the scan was too short. Keep your face in the oval until the scan ends, then tap Try again.',
     lastTry: 'The last try takes about a minute.',
     longerScan: 'Breathing rate and heart rate variability need a calm scan of about 60 seconds.',
+    longerScanRr: 'Breathing rate needs a calm scan of about 60 seconds.',
+    longerScanHrv: 'Heart rate variability needs a calm scan of about 60 seconds.',
     stillerScan: 'Breathing rate and heart rate variability could not be measured this time: they need a very still scan in even light.',
+    stillerScanRr: 'Breathing rate could not be measured this time: it needs a very still scan in even light.',
+    stillerScanHrv: 'Heart rate variability could not be measured this time: it needs a very still scan in even light.',
     framed: 'This page cannot be shown inside another page. Open the scan link directly.',
     error: 'Something went wrong. Please try again.',
     exited: 'You left the scan. You can close this window.',
@@ -85,7 +90,7 @@ const TEXT = {
     loading: '載入中…',
     intro: '此掃描會使用您的相機 30 至 60 秒，以估算您的心率、呼吸頻率及其他生命體徵。請在光線充足處坐定，並讓臉部位於橢圓框內。',
     privacy: '影片或相片不會離開您的裝置，只會傳送每一格畫面中臉部皮膚的平均顏色。',
-    start: '開始掃描', retry: '再試一次', continue: '繼續', exit: '離開',
+    start: '開始掃描', retry: '再試一次', finish: '立即完成', continue: '繼續', exit: '離開',
     progress: '進度',
     cameraStarting: '正在啟動相機…',
     modelLoading: '正在載入臉部偵測…',
@@ -118,7 +123,11 @@ const TEXT = {
     retryShort: '這次未能測量：掃描時間太短。請讓臉部保持在橢圓框內直到掃描結束，然後點選「再試一次」。',
     lastTry: '最後一次嘗試約需 1 分鐘。',
     longerScan: '呼吸頻率與心率變異需要約 60 秒的平靜掃描。',
+    longerScanRr: '呼吸頻率需要約 60 秒的平靜掃描。',
+    longerScanHrv: '心率變異需要約 60 秒的平靜掃描。',
     stillerScan: '這次未能測得呼吸頻率與心率變異：需要在光線均勻處保持非常靜止的掃描。',
+    stillerScanRr: '這次未能測得呼吸頻率：需要在光線均勻處保持非常靜止的掃描。',
+    stillerScanHrv: '這次未能測得心率變異：需要在光線均勻處保持非常靜止的掃描。',
     framed: '此頁面無法在其他頁面中顯示，請直接開啟掃描連結。',
     error: '發生錯誤，請再試一次。',
     exited: '您已離開掃描，可以關閉此視窗。',
@@ -130,7 +139,7 @@ const TEXT = {
     loading: '加载中…',
     intro: '此扫描会使用您的摄像头 30 至 60 秒，以估算您的心率、呼吸频率及其他生命体征。请在光线充足处坐好，并让脸部位于椭圆框内。',
     privacy: '视频或照片不会离开您的设备，只会发送每一帧画面中脸部皮肤的平均颜色。',
-    start: '开始扫描', retry: '再试一次', continue: '继续', exit: '退出',
+    start: '开始扫描', retry: '再试一次', finish: '立即完成', continue: '继续', exit: '退出',
     progress: '进度',
     cameraStarting: '正在启动摄像头…',
     modelLoading: '正在加载人脸检测…',
@@ -163,7 +172,11 @@ const TEXT = {
     retryShort: '这次未能测量：扫描时间太短。请让脸部保持在椭圆框内直到扫描结束，然后点击“再试一次”。',
     lastTry: '最后一次尝试约需 1 分钟。',
     longerScan: '呼吸频率与心率变异需要约 60 秒的平静扫描。',
+    longerScanRr: '呼吸频率需要约 60 秒的平静扫描。',
+    longerScanHrv: '心率变异需要约 60 秒的平静扫描。',
     stillerScan: '这次未能测得呼吸频率与心率变异：需要在光线均匀处保持非常静止的扫描。',
+    stillerScanRr: '这次未能测得呼吸频率：需要在光线均匀处保持非常静止的扫描。',
+    stillerScanHrv: '这次未能测得心率变异：需要在光线均匀处保持非常静止的扫描。',
     framed: '此页面无法在其他页面中显示，请直接打开扫描链接。',
     error: '发生错误，请再试一次。',
     exited: '您已退出扫描，可以关闭此窗口。',
@@ -181,11 +194,13 @@ export function textLocale(locale) {
 }
 
 const $ = (id) => document.getElementById(id)
+const BUTTONS = ['start', 'retry', 'finish', 'continue', 'exit']
 const el = {
   title: $('title'), message: $('message'), intro: $('intro'), introText: $('intro-text'), privacy: $('privacy'),
   camera: $('camera'), video: $('preview'), guide: $('guide'), guidance: $('guidance'), progress: $('progress'),
   progressLabel: $('progress-label'), results: $('results'), resultsTitle: $('results-title'), metrics: $('metrics'),
-  resultsNote: $('results-note'), start: $('start'), retry: $('retry'), continue: $('continue'), exit: $('exit'),
+  resultsNote: $('results-note'), start: $('start'), retry: $('retry'), finish: $('finish'), continue: $('continue'),
+  exit: $('exit'),
 }
 let text = TEXT.en
 let token = null
@@ -214,7 +229,7 @@ function buttons(...shown) {
 }
 // The same without moving the focus (while scanning: the buttons change under the user).
 function showButtons(shown) {
-  for (const name of ['start', 'retry', 'continue', 'exit']) el[name].hidden = !shown.includes(name)
+  for (const name of BUTTONS) el[name].hidden = !shown.includes(name)
 }
 
 // Resolves {status, body}; status 0: no answer at all (offline, connection reset).
@@ -341,6 +356,16 @@ export function skinRegions(points, box) {
     .filter((r) => r.w >= 2 && r.h >= 2)
 }
 
+// Whether two detections' regions are the same to within `px` on every edge. A still face keeps its regions: the
+// landmarks of one detection and the next differ by a pixel or two, which moves the regions' edges over other
+// pixels, and each move is a step in the mean colour as large as the pulse itself (measured on the browser test's
+// still face: steps of up to 1.8 levels against a pulse of 1.5, one a second, which its 30 s trace once read as a
+// breathing rate of 19.5/min). A face that moves more gets new regions.
+function sameRegions(a, b, px) {
+  return a.length === b.length && a.every((r, i) =>
+    Math.abs(r.x - b[i].x) <= px && Math.abs(r.y - b[i].y) <= px && Math.abs(r.w - b[i].w) <= px && Math.abs(r.h - b[i].h) <= px)
+}
+
 // Skin in YCbCr (a common explicit rule): keeps skin tones, drops eyebrows, hair, eyes, background.
 function isSkin(r, g, b) {
   const y = 0.299 * r + 0.587 * g + 0.114 * b
@@ -389,17 +414,22 @@ class Scan {
     this.reset()
     this.running = true
     this.detecting = false
-    this.lastDetect = 0
+    this.nextDetect = 0
     this.lastFrame = -1
     this.tick = this.tick.bind(this)
     this.schedule()
   }
 
-  reset() { this.t = []; this.rgb = []; this.startedAt = null; this.handed = false; this.scanningOn = false }
+  reset() { this.t = []; this.rgb = []; this.startedAt = null; this.handed = false; this.scanningOn = false; this.goodFrames = this.firstFrames = 0 }
 
   extend(scanningOn = false) { this.goal = LONG_CAPTURE_MS; this.handed = false; this.scanningOn = scanningOn }
 
-  finish() { this.stop(); this.handed = true; this.onTrace(this.trace(), false) }
+  finish(frames = this.t.length) {
+    this.stop()
+    this.handed = true
+    this.t.length = this.rgb.length = Math.min(frames, this.t.length)
+    this.onTrace(this.trace(), false)
+  }
 
   trace() {
     const t0 = this.t[0]
@@ -438,12 +468,18 @@ class Scan {
       const moved = this.lastBox && Math.hypot(centre.x - this.lastBox.x, centre.y - this.lastBox.y) > MAX_SHIFT * box.width
       this.lastBox = centre
       if (moved) this.movedAt = performance.now()
-      this.regions = skinRegions(found.landmarks.positions, box)
-      this.prevLuma = undefined // new regions: compare from the next frame on
+      const regions = skinRegions(found.landmarks.positions, box)
+      if (!this.regions || !sameRegions(this.regions, regions, REGION_HOLD * box.width)) {
+        this.regions = regions
+        this.prevLuma = undefined // new regions: compare from the next frame on
+      }
       if (box.width < MIN_FACE_WIDTH * w) this.setProblem('tooSmall')
       else if (this.movedAt && performance.now() - this.movedAt < MOVEMENT_HOLD_MS) this.setProblem('movement')
       else if (this.lastLuma !== undefined && this.lastLuma < MIN_LUMA) this.setProblem('tooDark')
-      else this.setProblem(null)
+      else {
+        this.setProblem(null)
+        this.goodFrames = this.t.length // what was recorded up to this detection, which found nothing wrong
+      }
     } catch {
       // a detection that failed counts as none
       this.misses++
@@ -456,7 +492,9 @@ class Scan {
     const was = this.problem
     this.problem = problem
     if (problem) {
-      if (this.t.length && this.scanningOn && !this.handed) { this.finish(); return }
+      // Scanning on, the heart rate is there: send what was recorded up to the last good detection (the face may have
+      // been moving for the second since, unseen) instead of starting over.
+      if (this.t.length && this.scanningOn && !this.handed) { this.finish(Math.max(this.goodFrames, this.firstFrames)); return }
       if (this.t.length) { this.reset(); say('restart') }
       guide(problem, 'warn')
       showButtons(['exit', 'retry'])
@@ -474,9 +512,11 @@ class Scan {
     const frame = meta ? meta.presentedFrames : null
     if (frame === null || frame !== this.lastFrame) {
       this.lastFrame = frame
-      const every = this.t.length ? DETECT_EVERY_RECORDING_MS : DETECT_EVERY_MS
-      if (!this.detecting && now - this.lastDetect >= every) {
-        this.lastDetect = now
+      if (!this.detecting && now >= this.nextDetect) {
+        // While recording, at uneven intervals: each detection costs a frame or two, and a frame lost once a
+        // second beats with the pulse (at 72 bpm, 1.2 Hz against 1 Hz: the beats' amplitudes and intervals rise and
+        // fall 12 times a minute, a breathing rate the face does not have).
+        this.nextDetect = now + (this.t.length ? DETECT_EVERY_RECORDING_MS * (0.7 + 0.6 * Math.random()) : DETECT_EVERY_MS)
         this.detect()
       }
       if (this.regions) {
@@ -514,6 +554,7 @@ class Scan {
     if (elapsed >= LONG_CAPTURE_MS) this.stop()
     if (elapsed >= this.goal && !this.handed) {
       this.handed = true
+      this.firstFrames = this.t.length
       this.onTrace(this.trace(), this.goal < LONG_CAPTURE_MS)
     }
   }
@@ -594,7 +635,7 @@ async function sendTrace(trace, more) {
         mine.extend(true)
         el.message.textContent = ''
         guide(scanOn, 'ok')
-        showButtons(['exit'])
+        showButtons(['finish', 'exit']) // the heart rate is there: the user may stop at any time and keep it
         return
       }
       // The capture restarted meanwhile (a problem): the first part, sent again as it was, completes the scan.
@@ -655,11 +696,12 @@ function showResults(metrics, url) {
   const any = el.metrics.children.length > 0
   el.metrics.hidden = !any
   el.message.textContent = ''
-  // hr alone: breathing rate and variability need a longer calm scan than 30 s (the engine's gates); after a minute,
-  // a stiller one.
-  const longer = any && !(metrics && typeof metrics.rr === 'number' && typeof metrics.hrv === 'number')
-  const note = sentMs >= LONG_TRACE_MS ? text.stillerScan : text.longerScan
-  el.resultsNote.textContent = (any ? text.resultsNote : text.noResults) + (longer ? ' ' + note : '') +
+  // Breathing rate and variability need a longer calm scan than 30 s (the engine's gates); after a minute, a stiller
+  // one. The note names only what is missing.
+  const has = (name) => Boolean(metrics) && typeof metrics[name] === 'number'
+  const missing = !has('rr') && !has('hrv') ? '' : !has('rr') ? 'Rr' : !has('hrv') ? 'Hrv' : null
+  const note = any && missing !== null ? ' ' + text[(sentMs >= LONG_TRACE_MS ? 'stillerScan' : 'longerScan') + missing] : ''
+  el.resultsNote.textContent = (any ? text.resultsNote : text.noResults) + note +
     (redirectUrl ? '' : ' ' + text.completed)
   buttons(...(redirectUrl ? ['continue'] : []))
   el.resultsTitle.focus()
@@ -675,7 +717,7 @@ function applyText(locale) {
   el.introText.textContent = text.intro
   el.privacy.textContent = text.privacy
   el.progressLabel.textContent = text.progress
-  for (const name of ['start', 'retry', 'continue', 'exit']) el[name].textContent = text[name]
+  for (const name of BUTTONS) el[name].textContent = text[name]
 }
 
 function main() {
@@ -701,6 +743,7 @@ function main() {
     stopCamera()
     startScan()
   })
+  el.finish.addEventListener('click', () => { if (scan && scan.scanningOn && !scan.handed) scan.finish() })
   el.exit.addEventListener('click', () => { if (scan) scan.stop(); exitScan() })
   el.continue.addEventListener('click', () => leaveTo(redirectUrl, 'completed'))
   load()

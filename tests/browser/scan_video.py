@@ -7,6 +7,7 @@ file as its camera (--use-file-for-fake-video-capture) and loops it; the loop ho
 beats, so the pulse continues without a jump.
 """
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -105,6 +106,24 @@ def write_problem_y4m(path: Path, problem: str, fps: int = 30, frames: int = 70)
                 raise ValueError(problem)
             out.write(b"FRAME\n" + _to_yuv420(frame))
     return {"path": str(path), "frames": frames, "fps": fps, "problem": problem}
+
+
+def region_steps(trace: dict, bpm: float) -> np.ndarray:
+    """The steps of a still face's trace between the page's detections, in green levels.
+
+    The page drops a frame or two while its face detector runs (once a second while recording): those gaps split
+    the trace into runs. Fitted with the video's pulse (the rate and its harmonic) and one level per run, the
+    differences of the levels are what changing the regions did to the mean colour."""
+    t = np.asarray(trace["t"], float) / 1000
+    green = np.asarray(trace["rgb"], float)[:, 1]
+    w = 2 * np.pi * bpm / 60
+    pulse = np.c_[np.sin(w * t), np.cos(w * t), np.sin(2 * w * t), np.cos(2 * w * t)]
+    cuts = np.r_[0, np.flatnonzero(np.diff(t) > 0.05) + 1, len(t)]
+    runs = np.zeros((len(t), len(cuts) - 1))
+    for i, (a, b) in enumerate(itertools.pairwise(cuts)):
+        runs[a:b, i] = 1
+    coef, *_ = np.linalg.lstsq(np.c_[pulse, runs], green, rcond=None)
+    return np.diff(coef[pulse.shape[1]:])
 
 
 if __name__ == "__main__":  # python -m tests.browser.scan_video /tmp/face.y4m: look at it by hand

@@ -11,7 +11,8 @@ from a real photograph of a face (scikit-image's astronaut) whose skin pulses at
   same trace again. The partner's GET then shows the heart rate.
 - The same face has no breathing in it: sent as still recording, its 30 s trace is answered scanOn and the
   page records on to a minute, which completes with the heart rate. When the head starts jumping meanwhile,
-  the page sends what it recorded at once.
+  or the user taps Finish now, the page sends what it recorded at once. The still face's traces have no steps
+  where the detector ran, and no breathing rate.
 - A face without a pulse is answered "try again" and scans on to a minute; the last try records a minute.
 - The camera denied: the page says so and Exit still returns with status=exited.
 - The server unavailable at first (the first reads of the session answered 503 in the browser): the page
@@ -20,20 +21,25 @@ from a real photograph of a face (scikit-image's astronaut) whose skin pulses at
   without a returnUrl shows the exit page. Three more show the face too small, too dark and jumping
   sideways: the guidance names each problem.
 
-Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-<run>/ (scan, scan-on, scan-on-moved, weak,
+Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-<run>/ (scan, scan-on, scan-on-moved, scan-on-finish, weak,
 denied, outage-*, no-face, guidance-*); the tests print the paths (the request body of the scan is saved beside
 them as trace.json).
 """
 
+import itertools
+import json
+import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import numpy as np
 import pytest
 import requests
 from skimage import data
 
 from tests.browser import driver
 from tests.browser.driver import ROOT, SHOTS
-from tests.browser.scan_video import write_problem_y4m, write_still_y4m, write_y4m
+from tests.browser.scan_video import region_steps, write_problem_y4m, write_still_y4m, write_y4m
 from tests.conftest import BASE_URL
 from tests.vital_scan.conftest import ORIGIN, make_partner
 
@@ -84,6 +90,21 @@ def _common(report: dict, session: dict):
     assert set(query) == {"ref", "vital_scan_session_id", "status"}
     assert session["token"] not in report["returnUrl"] and not back.fragment
     return query["status"]
+
+
+def test_every_locale_of_the_page_holds_every_text_the_page_shows():
+    """A text missing in one locale would show "undefined": each locale has the same keys, and every key the page
+    names (say, guide, the answers' tables and the results note's composed keys) is one of them."""
+    source = (ROOT / "web" / "vital-scan.js").read_text()
+    table = source[source.index("const TEXT = {"):source.index("\n}\n", source.index("const TEXT = {"))]
+    starts = [m.start() for m in re.finditer(r"^  (?:en|'zh-Hant'|'zh-Hans'): \{$", table, re.M)] + [len(table)]
+    locales = [set(re.findall(r"^    (\w+):", table[a:b], re.M)) for a, b in itertools.pairwise(starts)]
+    assert len(locales) == 3 and locales[0] == locales[1] == locales[2], [locales[0] ^ other for other in locales]
+    named = set(re.findall(r"\b(?:say|guide)\('(\w+)'", source)) - {""}
+    for table_name in ("EXTEND_FOR", "SCAN_ON_FOR", "RETRY_TEXT"):
+        named |= set(re.findall(r"'(\w+)'", re.search(rf"const {table_name} = \{{(.*?)\}}", source).group(1)))
+    named |= {prefix + missing for prefix in ("longerScan", "stillerScan") for missing in ("", "Rr", "Hrv")}
+    assert named <= locales[0], named - locales[0]
 
 
 def test_the_page_and_its_detector_are_served_with_their_headers():
@@ -137,6 +158,19 @@ def test_scan_with_a_pulsing_face_completes_and_returns_with_the_heart_rate(tena
     # The heart rate the engine found in the trace the page recorded, within 3 bpm of the video's.
     assert data["metrics"] and abs(data["metrics"]["hr"] - TRUE_BPM) <= 3, data["metrics"]
     assert report["metrics"].get("hr") == f"{round(data['metrics']['hr'])} bpm"
+    _still_face(report, data)
+
+
+def _still_face(report: dict, data: dict):
+    """The face of the video is still and does not breathe. The page keeps its regions while the face keeps still,
+    so its trace has no steps where the detector ran (with new regions at every detection: steps of up to 1.8
+    levels, against a pulse of 1.5), and no breathing rate comes out of it (a trace with those steps was once
+    read as 19.5 breaths/min, and one that ended with a second of the head's jumps as 13)."""
+    trace = json.loads((Path(report["shots"][0]).parent / "trace.json").read_text())  # the last trace sent
+    steps = region_steps(trace, data["metrics"]["hr"])
+    # The first detections of a capture may still move the regions once or twice; after that they keep still.
+    assert len(steps) >= 20 and np.median(abs(steps)) < 0.1 and (abs(steps) > 0.5).sum() <= 2, steps.round(2).tolist()
+    assert "rr" not in data["metrics"], data["metrics"]
 
 
 def test_a_heart_rate_without_a_breathing_rate_scans_on_to_a_minute_and_completes(tenant, tmp_path, capsys):
@@ -157,7 +191,8 @@ def test_a_heart_rate_without_a_breathing_rate_scans_on_to_a_minute_and_complete
     assert 29.5 <= first["seconds"] <= 33 and first["recording"] and not first["extends"], report["measurements"]
     assert 59.5 <= whole["seconds"] <= 63 and whole["extends"] and not whole["recording"], report["measurements"]
     says = "Heart rate measured. The scan goes on for 30 more seconds to measure your breathing rate. Hold still."
-    assert report["scanningOn"]["guidance"] == says and report["scanningOn"]["cameraShown"], report["scanningOn"]
+    assert report["scanningOn"] == {**report["scanningOn"], "guidance": says, "cameraShown": True, "finishShown": True,
+                                    "exitShown": True}, report["scanningOn"]
     assert report["scanningOn"]["progress"].endswith(" s left"), report["scanningOn"]
     # No breathing in the video: the results say what a breathing rate needs after a whole minute.
     assert "they need a very still scan in even light" in report["resultsText"], report["resultsText"]
@@ -166,6 +201,7 @@ def test_a_heart_rate_without_a_breathing_rate_scans_on_to_a_minute_and_complete
     data = polled.json()["data"]
     assert data["status"] == "completed" and abs(data["metrics"]["hr"] - TRUE_BPM) <= 3, data
     assert report["metrics"].get("hr") == f"{round(data['metrics']['hr'])} bpm"
+    _still_face(report, data)
     with capsys.disabled():
         print(f"\n[vital scan page, scanning on] {report['timings']}; traces {report['measurements']}; "
               f"metrics {data['metrics']}; screenshots {report['shots']}")
@@ -187,10 +223,36 @@ def test_movement_while_scanning_on_sends_what_was_recorded(tenant, tmp_path, ca
     assert first["seconds"] < moved["seconds"] < 59 and moved["extends"] and not moved["recording"], report["measurements"]
     data = requests.get(f"{SESSIONS}/{session['vitalScanResultId']}", headers=partner.headers, timeout=60).json()["data"]
     assert data["status"] == "completed" and abs(data["metrics"]["hr"] - TRUE_BPM) <= 3, data
-    # Under a minute: the results ask for a calm scan of about 60 seconds for the rest.
-    assert "need a calm scan of about 60 seconds" in report["resultsText"], report["resultsText"]
+    # Under a minute: the results ask for a calm scan of about 60 seconds for the rest. The trace ends at the last
+    # detection before the jumps: none of them is in it.
+    assert "a calm scan of about 60 seconds" in report["resultsText"], report["resultsText"]
+    _still_face(report, data)
     with capsys.disabled():
         print(f"\n[vital scan page, moved while scanning on] {report['timings']}; traces {report['measurements']}")
+
+
+def test_finish_now_while_scanning_on_keeps_the_heart_rate(tenant, tmp_path, capsys):
+    """While the page scans on for the breathing rate, Finish now sends what was recorded at once: the session
+    completes with the heart rate, and the results ask for a calm minute for the rest."""
+    _require_browser()
+    video = write_y4m(tmp_path / "face.y4m", bpm=TRUE_BPM)
+    partner = make_partner(tenant, points=2)
+    session = _create(partner, locale="en", returnUrl=f"{ORIGIN}/vital-scan/done?ref=a1")
+
+    report = _drive(session, "scan-on-finish", "--video", video["path"], "--expect-scan-on", "--finish-scan-on",
+                    "--timeout-ms", "150000", timeout=300)
+
+    assert _common(report, session) == ["completed"]
+    first, finished = report["measurements"]
+    assert 29.5 <= first["seconds"] <= 33 and first["recording"], report["measurements"]
+    assert first["seconds"] < finished["seconds"] < 40 and finished["extends"], report["measurements"]
+    assert not finished["recording"]
+    assert "a calm scan of about 60 seconds" in report["resultsText"], report["resultsText"]
+    data = requests.get(f"{SESSIONS}/{session['vitalScanResultId']}", headers=partner.headers, timeout=60).json()["data"]
+    assert data["status"] == "completed" and abs(data["metrics"]["hr"] - TRUE_BPM) <= 3, data
+    _still_face(report, data)
+    with capsys.disabled():
+        print(f"\n[vital scan page, finished while scanning on] {report['timings']}; traces {report['measurements']}")
 
 
 def test_a_weak_pulse_scans_on_to_a_minute_and_the_last_try_records_a_minute(tenant, tmp_path, capsys):
