@@ -24,7 +24,9 @@ from wellness_api.api_keys import service as api_keys
 from wellness_api.core import client_tokens, clock, firebase, server_keys, tenancy
 from wellness_api.vital_scan import service as vital_scan
 
-pytestmark = pytest.mark.e2e
+# serial: "wrote nothing" compares the whole database before and after, so it runs when no other test writes (once a
+# browser test's Vital Scan session was written during the matrix).
+pytestmark = [pytest.mark.e2e, pytest.mark.serial]
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = requests.get(BASE_URL + "/api/openapi.json", timeout=60).json()

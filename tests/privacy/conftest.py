@@ -166,7 +166,8 @@ class Activity:
             assert response.status_code == 201, response.json
             sessions.append(response.json["data"])
         token = sessions[0]["vitalScanUrl"].split("#scanToken=")[1]
-        trace = synthetic.generate(person.hr, 15, "clean", seconds=30, fps=30, seed=int(person.hr))
+        # Each person's own breathing too: the two people's readings must differ to tell whose data is where.
+        trace = synthetic.generate(person.hr, person.hr / 5, "clean", seconds=30, fps=30, seed=int(person.hr))
         assert http.post("/api/hosted/vital-scan/start", headers=bearer(token)).status_code == 200
         response = http.post("/api/hosted/vital-scan/measurement", headers=bearer(token), json={
             "fps": trace.fps, "t": [round(x, 3) for x in trace.t], "rgb": [[round(v, 3) for v in px] for px in trace.rgb]})
