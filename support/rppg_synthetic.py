@@ -193,7 +193,8 @@ def generate(hr: float, rr: float, level: str = "clean", seconds: float = 30.0, 
     illumination = 1 + _smooth_noise(rng, t, spec.drift, 0.005, 0.08)
     for _ in range(spec.steps):
         at = rng.uniform(2.0, seconds - 2.0)
-        illumination *= 1 + rng.choice([-1, 1]) * rng.uniform(0.01, 0.04) / (1 + np.exp(-(t - at) / 0.1))
+        with np.errstate(over="ignore"):  # far before the step of a long trace exp overflows to inf: the step is 0
+            illumination *= 1 + rng.choice([-1, 1]) * rng.uniform(0.01, 0.04) / (1 + np.exp(-(t - at) / 0.1))
     tint = 1 + np.outer(_smooth_noise(rng, t, spec.drift / 4, 0.005, 0.05), rng.normal(0, 1, 3))
     pulse_size = amplitude * tone.mean()
     sway = _band_noise(rng, t, spec.sway * amplitude, 0.2, 2.0) if spec.sway else 0.0
