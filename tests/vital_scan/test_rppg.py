@@ -155,6 +155,20 @@ def test_a_dark_skin_pulse_pos_leaves_out_is_read_from_the_pbv_pulse_it_confirms
     assert not {"hrv", "hrv_indices"} & set(metrics)  # the PBV pulse's beats time no variability
 
 
+# Moderate 60 s scans of dark skin (seeds 800000+, never the bench's) that neither the POS reading nor the PBV second
+# opinion passes (the beats of both waves are too noisy): the two pulses' strongest peaks agree, and the rate is read
+# from PBV's (pipeline._agreed).
+@pytest.mark.parametrize("seed", [800047, 800193, 800250, 800378])
+def test_a_dark_skin_pulse_both_pulses_agree_on_gives_the_heart_rate(seed):
+    case = synthetic.bench_case("moderate", 60, seed)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert case.skin in ("V", "VI") and quality["reading"] == "agreed" and "reason" not in quality
+    assert abs(metrics["hr"] - case.truth.hr) <= 1
+    assert quality["pbv"]["signature"] >= pipeline.MIN_SIGNATURE
+    assert quality["pbv"]["averaged_rival"] <= pipeline.AGREED_MAX_AVERAGED_RIVAL
+    assert not {"hrv", "hrv_indices"} & set(metrics)  # the PBV pulse's beats time no variability
+
+
 def test_the_pbv_pulse_follows_the_pos_pulse_and_a_still_colour_has_none():
     case = synthetic.generate(75, 14, "clean", seconds=30, seed=2, skin="II")
     uniform, motion_free = _uniform(case)
@@ -301,7 +315,7 @@ def test_hosted_measurement_completes_with_the_engine_metrics(http, partner):
 
 # Moderate 60 s scans (seeds 130000+) whose pulse gives no heart rate but whose colour baseline over the whole scan,
 # clear beyond doubt and confirmed by each half, gives the breathing rate.
-@pytest.mark.parametrize("seed", [130013, 130040, 130137])
+@pytest.mark.parametrize("seed", [130013, 130040, 130150])
 def test_a_scan_without_a_heart_rate_may_still_give_the_breathing_rate(seed):
     case = synthetic.bench_case("moderate", 60, seed)
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)

@@ -14,7 +14,7 @@ import pytest
 from support import rppg_synthetic as synthetic
 from support.rppg_synthetic import HR_WRONG, RMSSD_TOLERANCE, RR_WRONG, SDNN_TOLERANCE, bench_case
 from wellness_api.vital_scan.engine import Trace
-from wellness_api.vital_scan.rppg import RppgEngine, filters, pipeline, pos, respiration
+from wellness_api.vital_scan.rppg import RppgEngine, filters, pipeline, pos, respiration, spectrum
 
 
 def measure(case) -> dict:
@@ -79,6 +79,17 @@ PBV_UNCONFIRMED = [
     ("hard", 60, 154760), ("hard", 60, 154801),
 ]
 
+# The two pulses agreeing on a wrong rate (truth -> the rate): PBV's and POS's strongest peaks within 2 % of each other,
+# both PBV halves and a POS half peaking there, no rival over 0.6, 75 % free of motion. On 20,000 fresh scans (seeds
+# 600000-604999) that read 8 of 633 rates wrong until the windows' mean spectrum had to be clear of rivals
+# (pipeline.AGREED_MAX_AVERAGED_RIVAL) and POS's own peak prominent (spectrum.PROMINENT): sway and light steps at
+# 44-56 bpm, which both pulses keep alike.
+AGREED_WRONG = [
+    ("hard", 60, 600050), ("hard", 60, 600988), ("hard", 60, 601014),  # 133.2 -> 44.2, 68.9 -> 49.5, 135.4 -> 45.4
+    ("hard", 60, 601964), ("hard", 60, 604123), ("hard", 60, 604621),  # 70.9 -> 55.5, 61.1 -> 97.8, 172.8 -> 70.3
+    ("moderate", 30, 603845), ("moderate", 30, 604018),  # 157.9 -> 90.0, 104.2 -> 44.2
+]
+
 # breathing rates once reported more than 3 breaths/min off
 RR_FAILURES = [
     ("clean", 30, 2227), ("clean", 30, 2266), ("clean", 30, 2315), ("clean", 30, 2815), ("clean", 30, 2945),
@@ -125,6 +136,21 @@ def test_a_pbv_reading_pos_does_not_confirm_is_no_heart_rate(level, seconds, see
     assert read is not None and abs(read[0].bpm - case.truth.hr) > HR_WRONG  # what PBV alone would report
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
     assert "hr" not in (metrics or {}) and "pbv" in quality and quality["reason"] in ("weak", "motion", "dark")
+
+
+@pytest.mark.parametrize(("level", "seconds", "seed"), AGREED_WRONG)
+def test_two_pulses_agreeing_on_a_wrong_rate_is_no_heart_rate(level, seconds, seed):
+    case = bench_case(level, seconds, seed)
+    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
+    motion_free = valid & ~pos.colour_motion(uniform, filters.FS)
+    strongest = []
+    for raw, kept in (pos.pbv(uniform, filters.FS, motion_free), pos.pos(uniform, filters.FS, motion_free)):
+        peaks = spectrum.candidates(np.where(kept, filters.detrend(raw), 0.0), kept, filters.FS)
+        strongest.append(peaks[-1].bpm)
+    pbv_rate, pos_rate = strongest  # the hazard: both pulses peak at the same wrong rate
+    assert abs(pbv_rate - pos_rate) <= pipeline.AGREED_TOLERANCE * pbv_rate and abs(pbv_rate - case.truth.hr) > HR_WRONG
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert "hr" not in (metrics or {}) and quality.get("reading") != "agreed"
 
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), RR_FAILURES)

@@ -15,10 +15,10 @@ from wellness_api.vital_scan.engine import Trace
 from wellness_api.vital_scan.rppg import RppgEngine
 
 # Moderate 60 s traces whose first 30 s give a heart rate but no breathing rate. 502: the whole minute gives both.
-# 507 (type V): the whole minute gives the breathing rate but loses the heart rate (its pulse weak in the second
+# 687 (type V): the whole minute gives the breathing rate but loses the heart rate (its pulse weak in the second
 # half), so the session keeps the first 30 s's.
 BOTH_AT_60 = 502
-HR_LOST_AT_60 = 507
+HR_LOST_AT_60 = 687
 
 
 def bodies(seed: int) -> tuple[dict, dict]:
