@@ -133,6 +133,18 @@ def test_a_clear_peak_one_half_misses_passes_on_its_evidence_score(seed):
     assert quality["reading"] == "score" and quality["score"] >= pipeline.SCORE_THRESHOLD
 
 
+# A POS reading under 0 dB is reported only where the PBV pulse shows it too (pipeline._pbv_shows): a pulse shows in
+# both projections, so right weak readings pass; a clear one is not asked.
+@pytest.mark.parametrize(("level", "seed", "checked"), [("clean", 2017, False), ("moderate", 2023, True),
+                                                        ("moderate", 2028, True)])
+def test_a_right_weak_pos_reading_shows_in_the_pbv_pulse(level, seed, checked):
+    case = synthetic.bench_case(level, 30, seed)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert abs(metrics["hr"] - case.truth.hr) <= 1
+    assert (quality["snr_db"] < pipeline.PBV_SHOWS_BELOW_SNR) == checked == ("pbv_rival" in quality)
+    assert quality.get("pbv_rival", 0.0) <= pipeline.PBV_SHOWS_MAX_RIVAL
+
+
 # Moderate 60 s traces of a fast pulse whose rate the sub-harmonic check moved to its half (noise near the half
 # rate): the strongest peak itself gets its own evidence score and is reported (seeds outside the bench's).
 @pytest.mark.parametrize("seed", [17121, 17193, 17350, 17438])

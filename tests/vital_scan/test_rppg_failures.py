@@ -91,6 +91,15 @@ AGREED_WRONG = [
     ("moderate", 30, 603845), ("moderate", 30, 604018),  # 157.9 -> 90.0, 104.2 -> 44.2
 ]
 
+# Heart rates the POS gates read wrong on fresh scans, a stronger peak of the PBV pulse lying elsewhere
+# (pipeline.PBV_SHOWS_MAX_RIVAL: its power over the rate's)
+PBV_UNSHOWN = [
+    ("clean", 30, 920187),  # 175.9 -> 186.8: 1.88, a side peak of a fast pulse (breathing 9.8/min)
+    ("moderate", 30, 112066), ("moderate", 30, 921769),  # 170.8 -> 115.2: 1.14; 164.2 -> 153.8: 1.07
+    ("hard", 30, 112926),  # 144.0 -> 77.1: 1.49
+    ("hard", 60, 112850), ("hard", 60, 804608), ("hard", 60, 910034),  # 54.0 -> 101.3, 91.5 -> 68.6, 148.4 -> 70.1
+]
+
 # breathing rates once reported more than 3 breaths/min off
 RR_FAILURES = [
     ("clean", 30, 2227), ("clean", 30, 2266), ("clean", 30, 2315), ("clean", 30, 2815), ("clean", 30, 2945),
@@ -152,6 +161,18 @@ def test_two_pulses_agreeing_on_a_wrong_rate_is_no_heart_rate(level, seconds, se
     assert abs(pbv_rate - pos_rate) <= pipeline.AGREED_TOLERANCE * pbv_rate and abs(pbv_rate - case.truth.hr) > HR_WRONG
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
     assert "hr" not in (metrics or {}) and quality.get("reading") != "agreed"
+
+
+@pytest.mark.parametrize(("level", "seconds", "seed"), PBV_UNSHOWN)
+def test_a_pos_reading_the_pbv_pulse_does_not_show_is_no_heart_rate(level, seconds, seed):
+    case = bench_case(level, seconds, seed)
+    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
+    raw, kept = pos.pos(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
+    read, _ = pipeline._read(uniform, raw, kept, filters.FS, {"kept": float(kept.mean())})
+    assert read is not None and abs(read[0].bpm - case.truth.hr) > HR_WRONG  # what the POS gates alone would report
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert quality["pbv_rival"] > pipeline.PBV_SHOWS_MAX_RIVAL
+    assert "hr" not in (metrics or {}) and quality["reason"] in ("weak", "motion")
 
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), RR_FAILURES)

@@ -264,13 +264,12 @@ def prominence(freqs: np.ndarray, power: np.ndarray, f0: float) -> float:
     return float(power[near].max() / np.median(noise))
 
 
-def rival(freqs: np.ndarray, power: np.ndarray, f0: float) -> float:
-    """The strongest power in the pulse band farther than RIVAL_GAP from f0, 2 f0 and f0 / 2, over the peak's
+def rival(freqs: np.ndarray, power: np.ndarray, f0: float, gap: float = RIVAL_GAP) -> float:
+    """The strongest power in the pulse band farther than `gap` from f0, 2 f0 and f0 / 2, over the peak's
     (the highest bin within PROMINENCE_WIDTH of f0). Noise has a rival of about its own size (the two largest
     of a hundred-odd noise bins are close); a pulse stands above everything in the band but its harmonics."""
     band = (freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1])
-    away = band & (np.abs(freqs - f0) > RIVAL_GAP) & (np.abs(freqs - 2 * f0) > RIVAL_GAP) \
-        & (np.abs(freqs - f0 / 2) > RIVAL_GAP)
+    away = band & (np.abs(freqs - f0) > gap) & (np.abs(freqs - 2 * f0) > gap) & (np.abs(freqs - f0 / 2) > gap)
     near = np.abs(freqs - f0) <= PROMINENCE_WIDTH
     if not away.any() or not near.any() or power[near].max() <= 0:
         return 1.0
