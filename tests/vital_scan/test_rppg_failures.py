@@ -137,12 +137,17 @@ def test_hr_found_wrong_is_now_right_or_omitted(level, seconds, seed):
     assert "hr" not in result or abs(result["hr"] - case.truth.hr) <= HR_WRONG
 
 
+def _gates_alone(case, projection):
+    """The reading the hr gates alone give on one pulse wave of the case (`pos.pos` or `pos.pbv`), or None."""
+    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
+    raw, kept = projection(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
+    return pipeline._read(uniform, raw, kept, filters.FS, {"kept": float(kept.mean())})[0]
+
+
 @pytest.mark.parametrize(("level", "seconds", "seed"), PBV_UNCONFIRMED)
 def test_a_pbv_reading_pos_does_not_confirm_is_no_heart_rate(level, seconds, seed):
     case = bench_case(level, seconds, seed)
-    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
-    raw, kept = pos.pbv(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
-    read, _ = pipeline._read(uniform, raw, kept, filters.FS, {"kept": float(kept.mean())})
+    read = _gates_alone(case, pos.pbv)
     assert read is not None and abs(read[0].bpm - case.truth.hr) > HR_WRONG  # what PBV alone would report
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
     assert "hr" not in (metrics or {}) and "pbv" in quality and quality["reason"] in ("weak", "motion", "dark")
@@ -166,9 +171,7 @@ def test_two_pulses_agreeing_on_a_wrong_rate_is_no_heart_rate(level, seconds, se
 @pytest.mark.parametrize(("level", "seconds", "seed"), PBV_UNSHOWN)
 def test_a_pos_reading_the_pbv_pulse_does_not_show_is_no_heart_rate(level, seconds, seed):
     case = bench_case(level, seconds, seed)
-    _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
-    raw, kept = pos.pos(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
-    read, _ = pipeline._read(uniform, raw, kept, filters.FS, {"kept": float(kept.mean())})
+    read = _gates_alone(case, pos.pos)
     assert read is not None and abs(read[0].bpm - case.truth.hr) > HR_WRONG  # what the POS gates alone would report
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
     assert quality["pbv_rival"] > pipeline.PBV_SHOWS_MAX_RIVAL
