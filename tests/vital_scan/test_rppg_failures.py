@@ -100,6 +100,17 @@ PBV_UNSHOWN = [
     ("hard", 60, 112850), ("hard", 60, 804608), ("hard", 60, 910034),  # 54.0 -> 101.3, 91.5 -> 68.6, 148.4 -> 70.1
 ]
 
+# Heart rates the gates still read more than 10 bpm off, found on about 250,000 fresh moderate and hard scans outside
+# the bench (docs/vital-scan.md, "Outside the bench"): no measure tried sets them apart from right readings. They are
+# expected to fail, strictly: a change that mends one fails the run, and its seed moves to a list above.
+KNOWN_WRONG = [
+    ("moderate", 30, 100354), ("moderate", 30, 150700), ("moderate", 30, 602240), ("moderate", 30, 603796),
+    ("moderate", 30, 801844), ("moderate", 30, 911616), ("moderate", 30, 922525), ("moderate", 30, 923693),
+    ("moderate", 60, 803504),
+    ("hard", 30, 102121), ("hard", 30, 600190), ("hard", 30, 601513), ("hard", 30, 923761), ("hard", 30, 934269),
+    ("hard", 60, 72534), ("hard", 60, 161156), ("hard", 60, 911721), ("hard", 60, 931042), ("hard", 60, 934864),
+]
+
 # breathing rates once reported more than 3 breaths/min off
 RR_FAILURES = [
     ("clean", 30, 2227), ("clean", 30, 2266), ("clean", 30, 2315), ("clean", 30, 2815), ("clean", 30, 2945),
@@ -142,6 +153,14 @@ def _gates_alone(case, projection):
     _, uniform, valid = filters.resample(np.asarray(case.t) / 1000.0, np.asarray(case.rgb))
     raw, kept = projection(uniform, filters.FS, valid & ~pos.colour_motion(uniform, filters.FS))
     return pipeline._read(uniform, raw, kept, filters.FS, {"kept": float(kept.mean())})[0]
+
+
+@pytest.mark.xfail(strict=True, reason="a wrong heart rate no gate sets apart yet (KNOWN_WRONG)")
+@pytest.mark.parametrize(("level", "seconds", "seed"), KNOWN_WRONG)
+def test_a_known_wrong_rate_outside_the_bench_is_right_or_omitted(level, seconds, seed):
+    case = bench_case(level, seconds, seed)
+    result = measure(case)
+    assert "hr" not in result or abs(result["hr"] - case.truth.hr) <= HR_WRONG
 
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), PBV_UNCONFIRMED)
