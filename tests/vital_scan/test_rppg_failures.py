@@ -194,7 +194,7 @@ def test_a_pos_reading_the_pbv_pulse_does_not_show_is_no_heart_rate(level, secon
     assert read is not None and abs(read[0].bpm - case.truth.hr) > HR_WRONG  # what the POS gates alone would report
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
     assert quality["pbv_rival"] > pipeline.PBV_SHOWS_MAX_RIVAL
-    assert "hr" not in (metrics or {}) and quality["reason"] in ("weak", "motion")
+    assert "hr" not in (metrics or {}) and quality["reason"] in ("weak", "motion") and "reading" not in quality
 
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), RR_FAILURES)

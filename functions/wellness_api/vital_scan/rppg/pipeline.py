@@ -128,12 +128,12 @@ AGREED_TOLERANCE, AGREED_MAX_RIVAL, AGREED_MAX_AVERAGED_RIVAL = 0.02, 0.6, 0.7
 # POS gates read 7 rates more than 10 bpm off, all under 0 dB; the check refuses 3 (hard 60 s 910034, clean 30 s
 # 920187, moderate 30 s 921769) and 42 within 10 bpm, 20 of those 3-10 bpm off (of the readings it keeps, 0.5 % are).
 # It also refuses 4 of the 15 wrong rates found before on 150,000 scans (tests/vital_scan/test_rppg_failures.py,
-# PBV_UNSHOWN). On 24,000 further fresh scans (seeds 930000-934999, the check set) it refused none of the 3 wrong
-# rates (PBV rivals 0.65-0.74) and 35 within 10 bpm, 16 of them 3-10 bpm off (0.3 % of the kept). A clear pulse needs
-# no second view: PBV keeps the intensity, and the browser's still face, its frames lost about once a second, has a
-# PBV peak at 109 bpm 0.97 times its 72 bpm rate (POS: 31 dB). A gap of 0.03 Hz counted the skirt of that face's
-# strong second harmonic as a rival. Asking one half of PBV to peak at the rate too refused 4 more of the earlier
-# wrong rates, no fresh one, and 55 more right ones.
+# PBV_UNSHOWN). On 24,000 further fresh scans (seeds 930000-934999, run after the check was set) it refused none of
+# the 3 wrong rates (PBV rivals 0.65-0.74) and 35 within 10 bpm, 16 of them 3-10 bpm off (0.3 % of the kept). A clear
+# pulse needs no second view: PBV keeps the intensity, and the browser's still face, its frames lost about once a
+# second, has a PBV peak at 109 bpm 0.97 times its 72 bpm rate (POS: 31 dB). A gap of 0.03 Hz counted the skirt of
+# that face's strong second harmonic as a rival. Asking one half of PBV to peak at the rate too refused 4 more of the
+# earlier wrong rates, no fresh one, and 55 more right ones.
 PBV_SHOWS_BELOW_SNR = 0.0  # dB
 PBV_SHOWS_GAP, PBV_SHOWS_MAX_RIVAL = 0.05, 1.0  # Hz, power over the rate's
 DARK = 40.0  # mean colour (0-255) below which a failed trace is put down to too little light
@@ -167,6 +167,7 @@ def assess(fps: float, t_ms: list[float], rgb: list[list[float]]) -> tuple[dict[
     read, peaks = _read(uniform, raw, kept, fs, q)
     if read is not None and read[0].snr_db < PBV_SHOWS_BELOW_SNR \
             and not _pbv_shows(pos.pbv(uniform, fs, motion_free), read[0].hz, fs, q):
+        q.pop("reading", None)  # the refused reading's path: no hr was read
         return _breathing_alone(uniform, kept, fs), {**q, "reason": _why_not(q)}
     if read is None:
         breathing = _breathing_alone(uniform, kept, fs)
