@@ -214,7 +214,7 @@ def _read(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, fs: float,
           q: dict[str, Any]) -> tuple[Reading | None, list[spectrum.Peak]]:
     """(the heart rate's reading of the pulse `raw` if a peak passes the gates, else None; its candidate peaks, the
     strongest last), with the gates' measures put in `q`."""
-    raw = np.where(kept, filters.detrend(raw), 0.0)
+    raw = _wave(raw, kept)
     peaks = spectrum.candidates(raw, kept, fs)
     peak = peaks[0]
     q.update(snr_db=round(float(peak.snr_db), 2), stability=round(float(peak.stability), 2),
@@ -243,13 +243,18 @@ def _read(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, fs: float,
     return (peaks[chosen], pulse, found, kept), peaks
 
 
+def _wave(raw: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """A pulse wave as the spectra read it: detrended, zero where masked."""
+    return np.where(kept, filters.detrend(raw), 0.0)
+
+
 def _pbv_shows(pbv_pulse: tuple[np.ndarray, np.ndarray], hz: float, fs: float, q: dict[str, Any]) -> bool:
     """No peak of the PBV pulse away from the POS reading's rate is stronger than the rate's (PBV_SHOWS_MAX_RIVAL, its
     measure in q["pbv_rival"]), or the PBV pulse is too masked to say: then the POS gates stand alone."""
     raw, kept = pbv_pulse
     if kept.sum() < MIN_SECONDS * fs:
         return True
-    freqs, power = spectrum.power_spectrum(np.where(kept, filters.detrend(raw), 0.0), fs)
+    freqs, power = spectrum.power_spectrum(_wave(raw, kept), fs)
     q["pbv_rival"] = round(spectrum.rival(freqs, power, hz, PBV_SHOWS_GAP), 3)
     return q["pbv_rival"] <= PBV_SHOWS_MAX_RIVAL
 
@@ -293,7 +298,7 @@ def _agreed(peaks: list[spectrum.Peak], second: dict[str, Any], pos_peaks: list[
     if peak.averaged_rival > AGREED_MAX_AVERAGED_RIVAL:
         return False
     raw, kept = pos_pulse
-    pulse = np.where(kept, filters.detrend(raw), 0.0)
+    pulse = _wave(raw, kept)
     freqs, power = spectrum.power_spectrum(pulse, fs)
     return spectrum.prominence(freqs, power, peak.hz) >= spectrum.PROMINENT \
         and spectrum.halves_agree(pulse, kept, fs, peak.hz) >= 1
