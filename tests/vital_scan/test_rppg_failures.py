@@ -100,7 +100,7 @@ PBV_UNSHOWN = [
     ("hard", 60, 112850), ("hard", 60, 804608), ("hard", 60, 910034),  # 54.0 -> 101.3, 91.5 -> 68.6, 148.4 -> 70.1
 ]
 
-# Heart rates the gates still read more than 10 bpm off, found on 194,000 fresh scans of every level outside
+# Heart rates the gates still read more than 10 bpm off, found on 216,000 fresh scans of every level outside
 # the bench (docs/vital-scan.md, "Outside the bench"): no measure tried sets them apart from right readings. They are
 # expected to fail, strictly: a change that mends one fails the run, and its seed moves to a list above.
 KNOWN_WRONG = [
@@ -108,7 +108,9 @@ KNOWN_WRONG = [
     ("moderate", 30, 801844), ("moderate", 30, 911616), ("moderate", 30, 922525), ("moderate", 30, 923693),
     ("moderate", 60, 803504),
     ("hard", 30, 102121), ("hard", 30, 600190), ("hard", 30, 601513), ("hard", 30, 923761), ("hard", 30, 934269),
+    ("hard", 30, 970078), ("hard", 30, 971674),
     ("hard", 60, 72534), ("hard", 60, 161156), ("hard", 60, 911721), ("hard", 60, 931042), ("hard", 60, 934864),
+    ("hard", 60, 980152),
 ]
 
 # breathing rates once reported more than 3 breaths/min off
@@ -169,7 +171,11 @@ def test_a_pbv_reading_pos_does_not_confirm_is_no_heart_rate(level, seconds, see
     read = _gates_alone(case, pos.pbv)
     assert read is not None and abs(read[0].bpm - case.truth.hr) > HR_WRONG  # what PBV alone would report
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
-    assert "hr" not in (metrics or {}) and "pbv" in quality and quality["reason"] in ("weak", "motion", "dark")
+    assert "pbv" in quality and quality.get("reading") not in ("pbv", "agreed")
+    if quality.get("reading") == "beamformed":  # a fast pulse the beamformer shows (moderate 60 s 153067: 179.1)
+        assert abs(metrics["hr"] - case.truth.hr) <= HR_WRONG
+    else:
+        assert "hr" not in (metrics or {}) and quality["reason"] in ("weak", "motion", "dark")
 
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), AGREED_WRONG)

@@ -17,7 +17,9 @@ is omitted rather than guessed (2.12):
   there, on the strongest peak itself (`spectrum.candidates`); exactly one of them must pass, or hr is omitted.
   Where no POS peak passes, the PBV pulse (`pos.pbv`) may give the rate: read with the same gates and confirmed by
   POS's strongest peak (`_second_opinion`), or where both pulses' strongest peaks agree beyond doubt (`_agreed`).
-  A weak POS reading must show in the PBV pulse too (`_pbv_shows`): no stronger PBV peak elsewhere.
+  A weak POS reading must show in the PBV pulse too (`_pbv_shows`): no stronger PBV peak elsewhere. Where neither
+  pulse wave gives a rate, the beamformer (`beamform`, `_beamformed`) may: the colour projected on the blood-volume
+  signature frequency by frequency, its peak far above the band's median, shown in the POS pulse and in both halves.
 - rr: at least two respiratory modulations clear and all clear ones agreeing, or the colour baseline's alone
   when beyond doubt (`respiration`); the beat amplitudes and intervals count only from a clean wave
   (BEAT_MIN_SNR). A scan with no heart rate may still give rr, from the baseline over the whole scan clear
@@ -34,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from . import beamform, filters, hrv, pos, respiration, spectrum
 from . import beats as beats_mod
-from . import filters, hrv, pos, respiration, spectrum
 
 MIN_SECONDS = 10.0  # of motion-free pulse wave
 MIN_SIGNATURE = 0.9  # cosine of the colour change at the rate with the blood-volume signature (pos.signature)
@@ -136,6 +138,21 @@ AGREED_TOLERANCE, AGREED_MAX_RIVAL, AGREED_MAX_AVERAGED_RIVAL = 0.02, 0.6, 0.7
 # earlier wrong rates, no fresh one, and 55 more right ones.
 PBV_SHOWS_BELOW_SNR = 0.0  # dB
 PBV_SHOWS_GAP, PBV_SHOWS_MAX_RIVAL = 0.05, 1.0  # Hz, power over the rate's
+# The beamformer (`_beamformed`, `beamform`): where neither pulse wave gives a rate, the strongest peak of the colour
+# projected on the blood-volume signature frequency by frequency counts if it stands BEAMFORMED_PROMINENT times the
+# band's median, its rival is at most BEAMFORMED_MAX_RIVAL, the POS pulse shows it (prominence
+# BEAMFORMED_POS_PROMINENCE: a white light flickering in the band lies along the intensity, which POS removes), the POS
+# pulse's peak at its half or third is under BEAMFORMED_SUBHARMONIC_SHARE of that, the rate is within BEAMFORMED_BPM
+# and both halves peak there. The beamformer removes sway where there is sway, at the low end of the band: it keeps a
+# slow pulse's harmonic better than the pulse itself. On 8,000 fresh moderate and hard scans (seeds 970000-971999) it
+# peaked at twice or three times 12 slow pulses (58-87 bpm) that POS shows at the rate, the POS peak there 0.8-3.8
+# times its height at the beamformer's; on 7,000 more (seeds 980000-980999 and 981000-981499) a 0.7 share let one
+# through (moderate 60 s seed 980399: 75.5 read as 150.9, 0.68), and a prominence of 17 a sway peak at 66.3 bpm (hard
+# 60 s seed 980860, truth 55.5: 17.3). Under 90 bpm, inside the sway's band, it has no edge on the PBV pulse: 13 of
+# its 220 right readings on those scans, and a third of a fast pulse (hard 30 s seed 971088: 175.2 read as 55.3).
+BEAMFORMED_PROMINENT, BEAMFORMED_MAX_RIVAL, BEAMFORMED_POS_PROMINENCE = 20.0, 0.7, 5.0
+BEAMFORMED_SUBHARMONIC_SHARE = 0.5
+BEAMFORMED_BPM = (90.0, SCORE_MAX_BPM)
 DARK = 40.0  # mean colour (0-255) below which a failed trace is put down to too little light
 MOVING = 0.75  # share of the trace kept after motion masking below which a failure is put down to motion
 
@@ -173,7 +190,11 @@ def assess(fps: float, t_ms: list[float], rgb: list[list[float]]) -> tuple[dict[
         breathing = _breathing_alone(uniform, kept, fs)
         second = _second_opinion(uniform, motion_free, fs, q, peaks, (raw, kept))
         if second is None:
-            return breathing, {**q, "reason": _why_not(q)}
+            third = _beamformed(uniform, raw, kept, fs, q)
+            if third is None:
+                return breathing, {**q, "reason": _why_not(q)}
+            # Like the PBV pulse's, the beamformer's rate comes without beats: no breathing or variability from it.
+            return _omitted({"hr": round(third * 60.0, 1), **(breathing or {})}, q)
         # The PBV pulse keeps part of the intensity, so its beats time neither breathing nor variability: it gives
         # the heart rate alone (on 32,000 scans its beats' rr was once 5/min off where the baseline's is not).
         return _omitted({"hr": round(second.bpm, 1), **(breathing or {})}, q)
@@ -278,6 +299,31 @@ def _second_opinion(uniform: np.ndarray, motion_free: np.ndarray, fs: float, q: 
         q["reading"] = "agreed"
         return peaks[0]
     return None
+
+
+def _beamformed(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, fs: float, q: dict[str, Any]) -> float | None:
+    """The rate (Hz) of the beamformer's strongest peak (`beamform`) where neither pulse wave gave one: far above
+    the band's median, clear of rivals, shown in the POS pulse, which shows no peak at its half or third nearly as
+    strong, inside BEAMFORMED_BPM, and the strongest in both halves (see BEAMFORMED_*). Its measures go in
+    q["beamformed"]."""
+    freqs, power = beamform.statistic(uniform, kept, fs)
+    hz, prominence, rival = beamform.strongest(freqs, power)
+    freqs_pos, power_pos = spectrum.power_spectrum(_wave(raw, kept), fs)
+    q["beamformed"] = measures = {
+        "bpm": round(hz * 60.0, 1), "prominence": round(prominence, 1), "rival": round(rival, 3),
+        "pos_prominence": round(spectrum.prominence(freqs_pos, power_pos, hz), 1),
+        "pos_subharmonic": round(max([spectrum.prominence(freqs_pos, power_pos, hz / d) for d in (2, 3)
+                                      if hz / d >= filters.BAND[0]], default=0.0), 1)}
+    if prominence < BEAMFORMED_PROMINENT or rival > BEAMFORMED_MAX_RIVAL \
+            or measures["pos_prominence"] < BEAMFORMED_POS_PROMINENCE \
+            or measures["pos_subharmonic"] >= BEAMFORMED_SUBHARMONIC_SHARE * measures["pos_prominence"] \
+            or not BEAMFORMED_BPM[0] <= measures["bpm"] <= BEAMFORMED_BPM[1]:
+        return None
+    measures["halves"] = beamform.halves_agree(uniform, kept, fs, hz)
+    if measures["halves"] < 2:
+        return None
+    q["reading"] = "beamformed"
+    return hz
 
 
 def _confirms(strongest: spectrum.Peak, peak: spectrum.Peak) -> bool:

@@ -1,0 +1,103 @@
+"""The blood-volume beamformer (vital_scan.rppg.beamform) and the heart rate it reads where neither pulse wave does.
+
+Pure unit tests: no emulator is touched. Seeds are support.rppg_synthetic.bench_case traces, never the bench's.
+"""
+
+import numpy as np
+import pytest
+
+from support import rppg_synthetic as synthetic
+from support.rppg_synthetic import HR_WRONG
+from wellness_api.vital_scan.rppg import beamform, filters, pipeline, pos
+
+FS = filters.FS
+
+
+def _colour(seconds: float, pulse_hz: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(skin colour whose intensity sways over 0.3-3 Hz (head motion: random, not one tone) ten times as much as the
+    blood volume pulses at pulse_hz, the frequencies), with the camera's noise."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * FS)) / FS
+    tone = np.array(synthetic.SKIN_TYPES["V"][0])
+    pulse = 0.003 * np.sin(2 * np.pi * pulse_hz * t)
+    sway = synthetic._band_noise(rng, t, 0.03, 0.3, 3.0)
+    colour = tone * (1 + sway)[:, None] * (1 - pos.PBV * pulse[:, None])
+    return colour + 0.2 * rng.standard_normal(colour.shape), t
+
+
+@pytest.mark.parametrize("seed", [0, 3, 4])
+def test_the_beamformer_removes_sway_a_fixed_projection_keeps(seed):
+    colour, _ = _colour(60, 1.6, seed)
+    freqs, power = beamform.statistic(colour, np.ones(len(colour), bool), FS)
+    hz, prominence, _ = beamform.strongest(freqs, power)
+    assert abs(hz - 1.6) < 0.02 and prominence > pipeline.BEAMFORMED_PROMINENT
+    # Projected on the signature alone, the sway (along the intensity, a cosine of 0.94 with it) buries the pulse.
+    x = colour / colour.mean(axis=0) - 1.0
+    fixed = np.abs(np.fft.rfft(x @ pos.PBV)) ** 2
+    fixed_freqs = np.fft.rfftfreq(len(x), 1 / FS)
+    band = (fixed_freqs >= filters.BAND[0]) & (fixed_freqs <= filters.BAND[1])
+    assert abs(fixed_freqs[band][np.argmax(fixed[band])] - 1.6) > 0.1
+
+
+def test_one_steady_tone_is_not_removed():
+    # The noise is the neighbouring frequencies': a light flickering at one frequency stays (POS must show a rate).
+    rng = np.random.default_rng(0)
+    t = np.arange(int(60 * FS)) / FS
+    colour = np.array(synthetic.SKIN_TYPES["III"][0]) * (1 + 0.01 * np.sin(2 * np.pi * 1.3 * t))[:, None]
+    colour = colour + 0.2 * rng.standard_normal(colour.shape)
+    hz, prominence, _ = beamform.strongest(*beamform.statistic(colour, np.ones(len(t), bool), FS))
+    assert abs(hz - 1.3) < 0.02 and prominence > pipeline.BEAMFORMED_PROMINENT
+
+
+def test_noise_alone_gives_no_heart_rate_though_the_beamformer_may_peak():
+    # The noise's covariance is estimated from a few dozen neighbouring frequencies, so the statistic's noise has a
+    # heavier tail than the periodogram's: one noise peak here stands 26 times the median. The POS pulse and the
+    # halves must show a rate too.
+    prominences = []
+    for seed in range(8):
+        case = synthetic.noise_only(seconds=60, seed=seed, noise=0.5)
+        metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+        assert "hr" not in (metrics or {}) and quality["reason"] == "weak"
+        prominences.append(quality["beamformed"]["prominence"])
+    assert max(prominences) >= pipeline.BEAMFORMED_PROMINENT
+
+
+def test_a_still_or_empty_colour_has_no_peak():
+    still = np.full((900, 3), 120.0)
+    freqs, power = beamform.statistic(still, np.ones(900, bool), FS)
+    assert not power.any() and beamform.strongest(freqs, power) == (0.0, 0.0, 1.0)
+    assert not beamform.statistic(still, np.zeros(900, bool), FS)[1].any()
+    assert beamform.halves_agree(still, np.zeros(900, bool), FS, 1.2) == 0
+
+
+# Fast pulses, mostly on dark skin or under hard motion, that no pulse wave's gates read (seeds 980000+).
+@pytest.mark.parametrize(("level", "seconds", "seed"), [
+    ("moderate", 60, 980015), ("moderate", 60, 980093), ("moderate", 60, 980113), ("hard", 60, 980002),
+    ("hard", 60, 980013), ("hard", 60, 980052), ("moderate", 30, 980068), ("moderate", 30, 980139)])
+def test_the_beamformer_reads_a_pulse_neither_pulse_wave_gives(level, seconds, seed):
+    case = synthetic.bench_case(level, seconds, seed)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert quality["reading"] == "beamformed" and "reason" not in quality
+    assert abs(metrics["hr"] - case.truth.hr) <= 1.5
+    measures = quality["beamformed"]
+    assert measures["prominence"] >= pipeline.BEAMFORMED_PROMINENT and measures["halves"] == 2
+    assert not {"hrv", "hrv_indices", "si"} & set(metrics)  # no beats of its own: no variability
+
+
+# (level, seconds, seed): the beamformer's strongest peak, clear in both halves, more than 10 bpm off: twice or three
+# times a slow pulse (the POS pulse peaks at the rate), a third of a fast one, a sway peak under 90 bpm.
+BEAMFORMED_WRONG = [
+    ("moderate", 60, 970123), ("moderate", 60, 970540), ("moderate", 60, 971622), ("moderate", 60, 971683),
+    ("moderate", 60, 971797), ("moderate", 60, 971973), ("moderate", 60, 980399),
+    ("hard", 60, 970294), ("hard", 60, 970388), ("hard", 60, 970414), ("hard", 60, 970824), ("hard", 60, 970895),
+    ("hard", 60, 971252), ("hard", 60, 980860), ("hard", 30, 971088),
+]
+
+
+@pytest.mark.parametrize(("level", "seconds", "seed"), BEAMFORMED_WRONG)
+def test_a_beamformer_peak_off_the_rate_is_no_heart_rate(level, seconds, seed):
+    case = synthetic.bench_case(level, seconds, seed)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    measures = quality["beamformed"]
+    assert abs(measures["bpm"] - case.truth.hr) > HR_WRONG and measures["prominence"] >= 17  # the hazard: a clear peak
+    assert "hr" not in (metrics or {}) and "reading" not in quality and quality["reason"] in ("weak", "motion", "dark")
