@@ -11,15 +11,19 @@ frequency, the projection removes sway where there is sway and passes the pulse 
 is, so a fast pulse on dark skin, hidden in POS's noise, stands out. The statistic's noise is the same at every
 frequency (each is divided by its own noise), so a peak's height over the band's median means the same everywhere.
 
-The neighbours are INNER_GAP to OUTER_GAP away: breathing moves the rate and the pulse's amplitude, which puts its
-own power a breathing rate either side of it, and a covariance holding that would cancel the pulse it should keep.
+The neighbours are INNER_GAP to OUTER_GAP away. Breathing moves the rate and the pulse's amplitude, which puts some
+of the pulse's power a breathing rate either side of it, where the covariance then cancels a little of the pulse. The
+covariance is estimated from the neighbours, a few dozen independent frequencies on a 30 s scan, which gives the
+statistic's noise a heavier tail than a periodogram's: 0.6 Hz rather than 0.4 read 28 % more rates on 14,000 fresh
+moderate and hard scans (seeds 1000000+), none wrong; 0.8 reaches into the sway's band from a fast pulse and let a
+harmonic through (hard 60 s seed 991145: 90.8 read as 174.9).
 """
 
 import numpy as np
 
 from . import filters, pos, spectrum
 
-INNER_GAP, OUTER_GAP = 0.08, 0.4  # Hz: the neighbours whose covariance is the noise's at a frequency
+INNER_GAP, OUTER_GAP = 0.08, 0.6  # Hz: the neighbours whose covariance is the noise's at a frequency
 LOADING = 1e-9  # of the covariance's trace, so that a colour with no noise in one direction still inverts
 
 

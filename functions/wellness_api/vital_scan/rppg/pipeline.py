@@ -146,10 +146,12 @@ PBV_SHOWS_GAP, PBV_SHOWS_MAX_RIVAL = 0.05, 1.0  # Hz, power over the rate's
 # and both halves peak there. The beamformer removes sway where there is sway, at the low end of the band: it keeps a
 # slow pulse's harmonic better than the pulse itself. On 8,000 fresh moderate and hard scans (seeds 970000-971999) it
 # peaked at twice or three times 12 slow pulses (58-87 bpm) that POS shows at the rate, the POS peak there 0.8-3.8
-# times its height at the beamformer's; on 7,000 more (seeds 980000-980999 and 981000-981499) a 0.7 share let one
-# through (moderate 60 s seed 980399: 75.5 read as 150.9, 0.68), and a prominence of 17 a sway peak at 66.3 bpm (hard
-# 60 s seed 980860, truth 55.5: 17.3). Under 90 bpm, inside the sway's band, it has no edge on the PBV pulse: 13 of
-# its 220 right readings on those scans, and a third of a fast pulse (hard 30 s seed 971088: 175.2 read as 55.3).
+# times its height at the beamformer's; on 6,000 more (seeds 980000-981499) a 0.7 share let one through (moderate 60 s
+# seed 980399: 75.5 read as 150.9, 0.68), and a prominence of 17 a sway peak at 66.3 bpm (hard 60 s seed 980860, truth
+# 55.5: 17.3). Under 90 bpm, inside the sway's band, it has little edge on the PBV pulse: 13 of its 220 right readings
+# there, and a third of a fast pulse (hard 30 s seed 971088: 175.2 read as 55.3). Set on those scans and 7,000 more
+# (seeds 990000+), the rule read 809 rates on 28,000 fresh scans of every level (seeds 1000000-1002999 and
+# 1010000-1012999), none more than 6.5 bpm off (tests/vital_scan/test_rppg_beamform.py, BEAMFORMED_WRONG).
 BEAMFORMED_PROMINENT, BEAMFORMED_MAX_RIVAL, BEAMFORMED_POS_PROMINENCE = 20.0, 0.7, 5.0
 BEAMFORMED_SUBHARMONIC_SHARE = 0.5
 BEAMFORMED_BPM = (90.0, SCORE_MAX_BPM)
