@@ -11,7 +11,7 @@ const MODELS = '/vital-scan/models'
 const CAPTURE_MS = 30000 // the capture; the server needs at least 15 s
 // When the server answers a 30 s trace "try again" because the pulse was too weak or too much of it moved, the
 // camera is still recording: the same capture goes on to LONG_CAPTURE_MS and the whole trace is sent again
-// (on the bench's moderate traces: a heart rate on 73 % of scans against 57 % of their first 30 s alone; a dark
+// (on the bench's moderate traces: a heart rate on 78 % of scans against 62 % of their first 30 s alone; a dark
 // room or a short trace needs a change, not more of the same). A session's last try records it at once.
 // The 30 s trace says the camera is still recording (recording: true). When it gives a heart rate but no
 // breathing rate, the server answers scanOn "rr" (vital_scan.scan_on): the same capture goes on to
