@@ -37,9 +37,9 @@ def statistic(rgb: np.ndarray, kept: np.ndarray, fs: float) -> tuple[np.ndarray,
     x = np.where(kept[:, None], x - x[kept].mean(axis=0), 0.0)
     if not np.abs(x).max() > 0:  # a colour that never changes: nothing to project, and no noise to divide by
         return np.zeros(1), np.zeros(1)
-    nfft = spectrum._nfft(len(x), fs)
-    spectra = np.fft.rfft(x * np.hanning(len(x))[:, None], nfft, axis=0)  # (bins, 3)
-    freqs = np.fft.rfftfreq(nfft, 1.0 / fs)
+    length = spectrum.nfft(len(x), fs)
+    spectra = np.fft.rfft(x * np.hanning(len(x))[:, None], length, axis=0)  # (bins, 3)
+    freqs = np.fft.rfftfreq(length, 1.0 / fs)
     step = freqs[1] - freqs[0]
     band = np.flatnonzero((freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1]))
     # Cumulative sums of each bin's cross-spectrum give any run of neighbours' covariance in two subtractions.
@@ -69,14 +69,6 @@ def strongest(freqs: np.ndarray, power: np.ndarray) -> tuple[float, float, float
     hz = spectrum.interpolated_peak(freqs, power, index)
     median = float(np.median(power[band]))
     return hz, float(power[index] / median) if median > 0 else 0.0, spectrum.rival(freqs, power, hz)
-
-
-def height(freqs: np.ndarray, power: np.ndarray, hz: float) -> float:
-    """The highest power within `spectrum.PROMINENCE_WIDTH` of hz over the band's median (0 outside the band)."""
-    band = (freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1])
-    near = band & (np.abs(freqs - hz) <= spectrum.PROMINENCE_WIDTH)
-    median = float(np.median(power[band])) if band.any() else 0.0
-    return float(power[near].max() / median) if near.any() and median > 0 else 0.0
 
 
 def halves_agree(rgb: np.ndarray, kept: np.ndarray, fs: float, hz: float) -> int:

@@ -77,16 +77,16 @@ class Peak:
         return self.hz * 60.0
 
 
-def _nfft(n: int, fs: float) -> int:
+def nfft(n: int, fs: float) -> int:
     """The FFT length of an n-sample periodogram: zero-padded to a GRID-spaced grid, never shorter than n."""
     return max(n, int(2 ** np.ceil(np.log2(fs / GRID))))
 
 
 def power_spectrum(x: np.ndarray, fs: float) -> tuple[np.ndarray, np.ndarray]:
     """(frequencies, power) of the Hann-windowed, zero-padded periodogram."""
-    nfft = _nfft(len(x), fs)
-    spectrum = np.fft.rfft((x - x.mean()) * np.hanning(len(x)), nfft)
-    return np.fft.rfftfreq(nfft, 1.0 / fs), np.abs(spectrum) ** 2
+    size = nfft(len(x), fs)
+    spectrum = np.fft.rfft((x - x.mean()) * np.hanning(len(x)), size)
+    return np.fft.rfftfreq(size, 1.0 / fs), np.abs(spectrum) ** 2
 
 
 def interpolated_peak(freqs: np.ndarray, power: np.ndarray, index: int) -> float:
@@ -122,7 +122,7 @@ def windows(pulse: np.ndarray, kept: np.ndarray, fs: float) -> Windows:
     length = int(min(STABILITY_WINDOW, max(6.0, len(pulse) / fs / 2)) * fs)
     starts = [start for start in range(0, len(pulse) - length + 1, int(STABILITY_STEP * fs))
               if kept[start:start + length].mean() >= MIN_KEPT]
-    freqs = np.fft.rfftfreq(_nfft(length, fs), 1.0 / fs)  # the grid of every window's spectrum, with none kept
+    freqs = np.fft.rfftfreq(nfft(length, fs), 1.0 / fs)  # the grid of every window's spectrum, with none kept
     power = np.array([power_spectrum(pulse[start:start + length], fs)[1] for start in starts]).reshape(-1, len(freqs))
     return Windows(freqs, power, starts, length)
 
@@ -197,9 +197,9 @@ def autocorrelation(pulse: np.ndarray, kept: np.ndarray) -> np.ndarray:
     x = np.where(kept, pulse, 0.0)
     m = kept.astype(float)
     n = len(x)
-    nfft = int(2 ** np.ceil(np.log2(2 * n)))
-    acf = np.fft.irfft(np.abs(np.fft.rfft(x, nfft)) ** 2, nfft)[:n]
-    pairs = np.fft.irfft(np.abs(np.fft.rfft(m, nfft)) ** 2, nfft)[:n]
+    size = int(2 ** np.ceil(np.log2(2 * n)))
+    acf = np.fft.irfft(np.abs(np.fft.rfft(x, size)) ** 2, size)[:n]
+    pairs = np.fft.irfft(np.abs(np.fft.rfft(m, size)) ** 2, size)[:n]
     if acf[0] <= 0:
         return np.zeros(n)
     per_pair = np.divide(acf, pairs, out=np.zeros(n), where=pairs > 0.25 * n)
