@@ -191,7 +191,10 @@ def generate(hr: float, rr: float, level: str = "clean", seconds: float = 30.0, 
     pulse = _pulse(rng, t, beats, rr, dicrotic)
     pulse = pulse - pulse.mean()
     illumination = 1 + _smooth_noise(rng, t, spec.drift, 0.005, 0.08)
-    for _ in range(spec.steps):
+    # A level's steps and bursts are its count in a scan of up to a minute; a longer one meets them as often per
+    # minute as a minute's scan does, or a long scan would be the calmer for its length.
+    per = max(1.0, seconds / 60.0)
+    for _ in range(round(spec.steps * per)):
         at = rng.uniform(2.0, seconds - 2.0)
         with np.errstate(over="ignore"):  # far before the step of a long trace exp overflows to inf: the step is 0
             illumination *= 1 + rng.choice([-1, 1]) * rng.uniform(0.01, 0.04) / (1 + np.exp(-(t - at) / 0.1))
@@ -202,7 +205,7 @@ def generate(hr: float, rr: float, level: str = "clean", seconds: float = 30.0, 
     colour = tone * (illumination * (1 + sway))[:, None] * tint * (1 - amplitude * PBV * pulse[:, None])
     colour += specular[:, None]
     bursts = []
-    for _ in range(spec.bursts):
+    for _ in range(round(spec.bursts * per)):
         length = rng.uniform(1.0, 3.0)
         start = rng.uniform(1.0, seconds - length - 1.0)
         inside = (t >= start) & (t <= start + length)

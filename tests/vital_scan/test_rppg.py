@@ -274,6 +274,15 @@ def test_motion_burst_is_masked_and_hr_stays_right():
     assert abs(result["hr"] - case.truth.hr) < 2
 
 
+@pytest.mark.parametrize(("seconds", "bursts"), [(30, 3), (60, 3), (120, 6), (170, 8)])
+def test_a_synthetic_scan_past_a_minute_moves_as_often_per_minute(seconds, bursts):
+    """A hard scan has 3 motion bursts up to a minute, and as many per minute past it (its light steps too): a
+    2-minute scan on the bench is no calmer than two 1-minute ones."""
+    case = synthetic.generate(84, 15, "hard", seconds=seconds, seed=3)
+    assert len(case.bursts) == bursts
+    assert all(0 < start < end < seconds for start, end in case.bursts)
+
+
 def test_unmeasurable_fields_are_never_produced():
     for seed in range(3):
         result = measure(synthetic.generate(60 + 30 * seed, 16, "clean", seed=seed)) or {}
