@@ -21,9 +21,10 @@
 // --fail-measurement (with --video): the first sending of the trace is answered 503 here; the driver waits
 //   for the page's error and clicks Try again, which sends the same trace again (measurementsSent: the
 //   sha256 of each trace sent: its fps, t and rgb).
-// --expect-scan-on (with --video of a pulsing face): the server answers the 30 s trace scanOn; the driver
-//   records what the page shows 3 s later (scanningOn: guidance and progress label, screenshot 3-scanning-on)
-//   and goes on to the results; with --finish-scan-on it then clicks Finish now.
+// --expect-scan-on (with --video of a pulsing face, or of one without a pulse): the server answers the 30 s trace
+//   scanOn (or "try again" weak, and the same capture goes on); the driver records what the page shows 3 s later
+//   (scanningOn: guidance and progress label, screenshot 3-scanning-on) and goes on to the results; with
+//   --finish-scan-on it then clicks Finish now.
 // --expect-retry (with --video of a face without a pulse): the server answers "try again"; the driver waits
 //   for the page to say so (afterRetry), clicks Try again and goes on to the results. measurements: each
 //   body's {frames, seconds, extends, recording} (extends: the body before it is its beginning, frame for

@@ -13,7 +13,8 @@ from a real photograph of a face (scikit-image's astronaut) whose skin pulses at
   page records on to a minute, which completes with the heart rate. When the head starts jumping meanwhile,
   or the user taps Finish now, the page sends what it recorded at once. The still face's traces have no steps
   where the detector ran, and no breathing rate.
-- A face without a pulse is answered "try again" and scans on to a minute; the last try records a minute.
+- A face without a pulse is answered "try again" and scans on to a minute, then to two, which completes the
+  session with nothing measured. A session whose last try is next records a minute at once.
 - The camera denied: the page says so and Exit still returns with status=exited.
 - The server unavailable at first (the first reads of the session answered 503 in the browser): the page
   tries again by itself, then offers Try again, and the session survives.
@@ -22,7 +23,7 @@ from a real photograph of a face (scikit-image's astronaut) whose skin pulses at
   sideways: the guidance names each problem.
 
 Screenshots land in .devstack/screenshots[-offsetN]/vital-scan-<run>/ (scan, scan-on, scan-on-moved, scan-on-finish, weak,
-denied, outage-*, no-face, guidance-*); the tests print the paths (the request body of the scan is saved beside
+last-try, denied, outage-*, no-face, guidance-*); the tests print the paths (the request body of the scan is saved beside
 them as trace.json).
 """
 
@@ -264,30 +265,30 @@ def test_finish_now_while_scanning_on_keeps_the_heart_rate(tenant, tmp_path, cap
         print(f"\n[vital scan page, finished while scanning on] {report['timings']}; traces {report['measurements']}")
 
 
-def test_a_weak_pulse_scans_on_to_a_minute_and_the_last_try_records_a_minute(tenant, tmp_path, capsys):
-    """The face without a pulse (a photograph): its 30 s trace is answered "try again" (weak), and the camera, still
-    recording, goes on to 60 s and sends the whole trace, the first 30 s frame for frame. That too is answered
-    "try again", with no retries left: the page says the last try takes about a minute, and Try again records
-    60 s at once and sends it once, which completes the session with nothing measured."""
+def test_a_weak_pulse_scans_on_to_two_minutes_and_completes(tenant, tmp_path, capsys):
+    """The face without a pulse (a photograph): its 30 s trace is answered "try again" (weak) with a try left, and
+    the camera, still recording, goes on to 60 s and sends the whole trace as still recording, the first 30 s frame
+    for frame. That too is answered "try again", now with none left: the same capture goes on to 120 s, whose
+    whole trace completes the session with nothing measured."""
     _require_browser()
     video = write_y4m(tmp_path / "still.y4m", beats=1, amplitude=0.0)
     partner = make_partner(tenant, points=2)
     session = _create(partner, locale="en", returnUrl=f"{ORIGIN}/vital-scan/done?ref=a1")
 
-    report = _drive(session, "weak", "--video", video["path"], "--expect-retry", "--timeout-ms", "200000", timeout=420)
+    report = _drive(session, "weak", "--video", video["path"], "--expect-scan-on", "--timeout-ms", "200000",
+                    timeout=420)
 
     assert _common(report, session) == ["completed"]
     assert report["hosted"].count("POST /api/hosted/vital-scan/measurement") == 3
-    first, extended, last = report["measurements"]
+    first, minute, whole = report["measurements"]
     assert 29.5 <= first["seconds"] <= 33 and not first["extends"] and first["recording"], report["measurements"]
-    assert 59.5 <= extended["seconds"] <= 63 and extended["extends"] and not extended["recording"], report["measurements"]
-    assert 59.5 <= last["seconds"] <= 63 and not last["extends"], report["measurements"]
-    assert "The pulse signal is weak: the scan goes on for 30 more seconds. Hold still." in report["guidanceSeen"]
-    assert "Measuring for about a minute. Hold still and keep your face in the oval." in report["guidanceSeen"]
-    assert report["afterRetry"] == {
-        "message": "No measurement this time: the pulse signal was too weak. Move closer so your face fills the oval, "
-                   "face an even light, and tap Try again. The last try takes about a minute.",
-        "retryShown": True, "focused": "retry"}
+    assert 59.5 <= minute["seconds"] <= 63 and minute["extends"] and minute["recording"], report["measurements"]
+    assert 119.5 <= whole["seconds"] <= 123 and whole["extends"] and not whole["recording"], report["measurements"]
+    says = "The pulse signal is weak: the scan goes on for 30 more seconds. Hold still."
+    assert report["scanningOn"] == {**report["scanningOn"], "guidance": says, "cameraShown": True,
+                                    "finishShown": False, "exitShown": True}, report["scanningOn"]
+    assert "The pulse signal is weak: the scan goes on for 60 more seconds. Hold still." in report["guidanceSeen"]
+    assert not any("Try again" in m for m in report["messages"]), report["messages"]
     assert "no measurement could be made" in report["resultsText"] and report["metrics"] == {}
 
     polled = requests.get(f"{SESSIONS}/{session['vitalScanResultId']}", headers=partner.headers, timeout=60)
@@ -296,6 +297,29 @@ def test_a_weak_pulse_scans_on_to_a_minute_and_the_last_try_records_a_minute(ten
     with capsys.disabled():
         print(f"\n[vital scan page, weak pulse] {report['timings']}; traces {report['measurements']}; "
               f"screenshots {report['shots']}")
+
+
+def test_the_last_try_records_a_minute_at_once(tenant, tmp_path):
+    """Two traces that supported nothing were answered "try again": the page, opened now, says the last try takes
+    about a minute and records one at once (a "try again" answer to a shorter trace would complete the session)."""
+    _require_browser()
+    session = _create(make_partner(tenant, points=2), locale="en")
+    hosted = f"{BASE_URL}/api/hosted/vital-scan"
+    headers = {"Authorization": f"Bearer {session['token']}"}
+    assert requests.post(f"{hosted}/start", headers=headers, timeout=60).status_code == 200
+    flat = {"fps": 30, "t": [i * 1000 / 30 for i in range(20 * 30 + 1)], "rgb": [[140, 100, 80]] * (20 * 30 + 1)}
+    answers = [requests.post(f"{hosted}/measurement", json=flat, headers=headers, timeout=60).json()
+               for _ in range(2)]
+    assert [a.get("retriesLeft") for a in answers] == [1, 0], answers
+    video = write_y4m(tmp_path / "face.y4m", bpm=TRUE_BPM)
+    measuring = "Measuring for about a minute. Hold still and keep your face in the oval."
+
+    report = _drive(session, "last-try", "--video", video["path"], "--guidance-only", "--expect-guidance", measuring,
+                    timeout=120)
+
+    assert "The last try takes about a minute." in report["messages"], report["messages"]
+    assert measuring in report["guidanceSeen"], report["guidanceSeen"]
+    assert report["pageErrors"] == [] and report["cspViolations"] == []
 
 
 def test_camera_denied_says_so_and_exit_still_returns(tenant, capsys):
