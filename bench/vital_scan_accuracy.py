@@ -4,11 +4,12 @@ Run directly (`functions/venv/bin/python bench/vital_scan_accuracy.py [traces]`)
 `bench/run.py --vital-scan-accuracy`, or as part of `make bench`. Per difficulty level (support/rppg_synthetic.py):
 TRACES seeded random traces (seed SEED + i, printed), heart rates drawn uniformly from 45-180 bpm, breathing
 from 8-24 breaths/min and the skin tone from Fitzpatrick I-VI; each trace is measured as a 30 s scan (the
-hosted page's default) and as a 60 s scan (the length the page asks for when rr is wanted). Then the hosted
-page's own scan of each 60 s trace: its first 30 s, and when those give no heart rate because the pulse was weak or
-moved, the whole 60 s; when they give a heart rate but no breathing rate (vital_scan.scan_on), the whole 60 s with
-each metric it lacks taken from the first 30 s (the page records on while the 30 s trace is measured,
-web/vital-scan.js LONG_CAPTURE_MS).
+hosted page's default), as a 60 s scan (the length the page asks for when rr is wanted) and as a 120 s scan (the
+longest the page records). Then the hosted page's own scan of each 120 s trace: its first 30 s; when those give no
+heart rate because the pulse was weak or moved, its first 60 s, and when those too give none for the same
+reasons, the whole 120 s; when the 30 s give a heart rate but no breathing rate (vital_scan.scan_on), the first
+60 s with each metric they lack taken from the first 30 s (the page records on while a trace is measured,
+web/vital-scan.js LONG_CAPTURE_MS and LONGEST_CAPTURE_MS).
 
 Printed per level and per skin tone: the share of scans where each metric is reported, its mean absolute
 error, and the count of confident wrong numbers: hr more than HR_WRONG bpm off, rr more than RR_WRONG
@@ -54,14 +55,17 @@ def first_measurement_import() -> float:
     return statistics.median(runs)
 
 
-def _run(level: str, n: int, seconds: float) -> list[dict]:
+def _run(level: str, n: int, seconds: float, page: list[tuple[dict, dict]] | None = None) -> list[dict]:
+    """The rows of `n` scans of `seconds`; with `page` (a list), each trace's page scan is appended to it too."""
     from wellness_api.vital_scan.rppg import pipeline
 
     rows = []
     for seed, case in cases(level, n, seconds):
         start = time.process_time()
-        metrics = pipeline.measure(case.fps, case.t, case.rgb)
+        metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
         rows.append(_row(seed, case, metrics, time.process_time() - start))
+        if page is not None:
+            page.append(_page(seed, case, rows[-1], quality))
     return rows
 
 
@@ -72,28 +76,32 @@ def _row(seed: int, case, metrics: dict | None, cpu: float = 0.0) -> dict:
             "rr": metrics.get("rr"), "sdnn": indices.get("SDNN"), "rmssd": indices.get("RMSSD")}
 
 
-def _page(level: str, n: int, full: list[dict]) -> tuple[list[dict], list[dict]]:
-    """(the first 30 s of each 60 s trace, the hosted page's scan of it): the page sends its first 30 s and, when
-    they give no heart rate for a reason in PAGE_EXTENDS_FOR, the whole 60 s; when the server answers them scanOn,
-    the whole 60 s merged with them as the service does (`full`: the 60 s rows). `extended`: None, "hr" or "rr"."""
+def _page(seed: int, case, whole: dict, quality: dict) -> tuple[dict, dict]:
+    """(the first 30 s of a 120 s trace, the hosted page's scan of it), for a session with every try left: the page
+    sends its first 30 s; when they give no heart rate for a reason in PAGE_EXTENDS_FOR, its first 60 s, and when
+    those too give none for such a reason, the whole trace (`whole`: its row, `quality`: its quality); when the 30 s
+    are answered scanOn, the first 60 s merged with them as the service does. The scan's `extended` is None, "hr"
+    or "rr"; `seconds`: what the page recorded."""
     import bisect
 
     from wellness_api.vital_scan import scan_on
     from wellness_api.vital_scan.rppg import pipeline
 
-    whole = {r["seed"]: r for r in full}
-    heads, scans = [], []
-    for seed, case in cases(level, n, 60.0):
-        k = bisect.bisect_right(case.t, 30000.0)
-        metrics, quality = pipeline.assess(case.fps, case.t[:k], case.rgb[:k])
-        heads.append(_row(seed, case, metrics))
-        if "hr" not in (metrics or {}) and quality.get("reason") in PAGE_EXTENDS_FOR:
-            scans.append({**whole[seed], "extended": "hr"})
-        elif scan_on.wanted(metrics, case.t[:k]):
-            scans.append({**_row(seed, case, scan_on.merge(metrics, whole[seed]["metrics"])), "extended": "rr"})
-        else:
-            scans.append({**heads[-1], "extended": None})
-    return heads, scans
+    def first(seconds: float) -> tuple[dict | None, dict, int]:
+        k = bisect.bisect_right(case.t, seconds * 1000.0)
+        return *pipeline.assess(case.fps, case.t[:k], case.rgb[:k]), k
+
+    metrics, head_quality, k = first(30.0)
+    head = _row(seed, case, metrics)
+    if "hr" not in (metrics or {}) and head_quality.get("reason") in PAGE_EXTENDS_FOR:
+        minute, minute_quality, _ = first(60.0)
+        if "hr" not in (minute or {}) and minute_quality.get("reason") in PAGE_EXTENDS_FOR:
+            return head, {**whole, "extended": "hr", "seconds": 120.0}
+        return head, {**_row(seed, case, minute), "extended": "hr", "seconds": 60.0}
+    if scan_on.wanted(metrics, case.t[:k]):
+        minute, _, _ = first(60.0)
+        return head, {**_row(seed, case, scan_on.merge(metrics, minute)), "extended": "rr", "seconds": 60.0}
+    return head, {**head, "extended": None, "seconds": 30.0}
 
 
 def _summary(rows: list[dict]) -> dict:
@@ -125,11 +133,13 @@ def _line(label: str, s: dict) -> str:
 
 
 def _page_line(label: str, scans: list[dict]) -> str:
-    """_line, then the share of scans the page extended to 60 s (all, and for rr) and the mean seconds captured."""
-    extended = [r["extended"] for r in scans] or [None]
-    return (_line(label, _summary(scans)) + f" {statistics.fmean(e is not None for e in extended):9.0%}"
-            f" {statistics.fmean(e == 'rr' for e in extended):7.0%}"
-            f" {statistics.fmean(60.0 if e else 30.0 for e in extended):8.1f}")
+    """_line, then the share of scans the page extended past 30 s (all, for rr, and on to 120 s) and the mean
+    seconds captured."""
+    scans = scans or [{"extended": None, "seconds": 30.0}]
+    return (_line(label, _summary(scans)) + f" {statistics.fmean(r['extended'] is not None for r in scans):9.0%}"
+            f" {statistics.fmean(r['extended'] == 'rr' for r in scans):7.0%}"
+            f" {statistics.fmean(r['seconds'] == 120.0 for r in scans):7.0%}"
+            f" {statistics.fmean(r['seconds'] for r in scans):8.1f}")
 
 
 HEADER = (f"{'':14} {'scans':>5} {'hr':>7} {'hr MAE':>7} {'>10':>6} {'rr':>7} {'rr MAE':>7} {'>3':>6}"
@@ -146,12 +156,13 @@ def main(n: int = TRACES) -> None:
           f" {SEED}-{SEED + n - 1}; hr 45-180 bpm, rr 8-24/min, skin Fitzpatrick I-VI)")
     print("(hr, rr, hrv: share of scans reporting it; MAE over those; >10, >3, >tol: reported values more than"
           f" 10 bpm, 3 breaths/min, or SDNN {SDNN_TOLERANCE:g} ms / RMSSD {RMSSD_TOLERANCE:g} ms off)")
-    cpu, results = [], {}
-    for seconds in (30.0, 60.0):
+    cpu, results, pages = [], {}, {}
+    for seconds in (30.0, 60.0, 120.0):
         print(f"\n-- {seconds:.0f} s scans")
         print(HEADER)
         for level in rppg_synthetic.LEVELS:
-            rows = _run(level, n, seconds)
+            pages[level] = [] if seconds == 120.0 else None
+            rows = _run(level, n, seconds, pages[level])
             results[(level, seconds)] = rows
             cpu += [r["cpu"] for r in rows]
             s = _summary(rows)
@@ -162,10 +173,11 @@ def main(n: int = TRACES) -> None:
                 if s[name]:
                     print(f"  {name} (seed, truth, reported): {s[name][:12]}")
     print("\n-- the hosted page's scan: 30 s, on to 60 s when the 30 s give no hr for a weak pulse or movement, or hr"
-          " but no rr (the first 30 s of each 60 s trace above, then the whole trace)")
-    print(HEADER + f" {'extended':>9} {'for rr':>7} {'seconds':>8}")
+          " but no rr, and on to 120 s when the 60 s too give no hr for a weak pulse or movement (the first 30 s and"
+          " 60 s of each 120 s trace above, then the whole trace)")
+    print(HEADER + f" {'extended':>9} {'for rr':>7} {'120 s':>7} {'seconds':>8}")
     for level in rppg_synthetic.LEVELS:
-        heads, scans = _page(level, n, results[(level, 60.0)])
+        heads, scans = [head for head, _ in pages[level]], [scan for _, scan in pages[level]]
         head, page = _summary(heads), _summary(scans)
         print(_line(f"{level} 30 s", head))
         print(_page_line("  page", scans))
