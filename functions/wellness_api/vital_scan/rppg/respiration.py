@@ -142,7 +142,13 @@ def respiratory_rate(beats: Beats, baseline: np.ndarray, fs: float, hr_hz: float
     # Clear modulations that disagree, or fewer than two: only a baseline clear beyond doubt is breathing.
     if riiv is not None and riiv[1] >= ALONE_SHARE:
         return riiv[0]
-    return whole_baseline(baseline, fs)
+    whole = whole_baseline(baseline, fs)
+    if whole is not None and riiv is not None and abs(whole - riiv[0]) > AGREE:
+        # The run's baseline peaks clearly elsewhere: two readings of one baseline that disagree are no rate. On
+        # much-masked hard scans the gaps chop the slow drift into steps whose power the whole scan's reading
+        # takes for breathing of 9-10/min, where the run, between the gaps, holds the true 15-16/min.
+        return None
+    return whole
 
 
 def whole_baseline(baseline: np.ndarray, fs: float, share: float = CLEAR_SHARE) -> float | None:
