@@ -108,20 +108,30 @@ def write_problem_y4m(path: Path, problem: str, fps: int = 30, frames: int = 70)
     return {"path": str(path), "frames": frames, "fps": fps, "problem": problem}
 
 
+DRIFT_KNOT_S = 10.0  # s between the knots of the pulse's drifting amplitude and phase in region_steps
+
+
 def region_steps(trace: dict, bpm: float) -> np.ndarray:
     """The steps of a still face's trace between the page's detections, in green levels.
 
     The page drops a frame or two while its face detector runs (once a second while recording): those gaps split
     the trace into runs. Fitted with the video's pulse (the rate and its harmonic) and one level per run, the
-    differences of the levels are what changing the regions did to the mean colour."""
+    differences of the levels are what changing the regions did to the mean colour. The pulse's amplitude and phase
+    may drift (piecewise linear over 10 s): on a loaded machine Chromium plays the video unevenly, a little slow
+    (71.7 bpm for 72), and one fixed phase left up to a fifth of a beat in the levels (median steps of 0.13 and 0.31
+    on one CI trace fitted at 71.8 and 72.0 bpm; 0.02 at either with the drift). Steps added at the runs' edges come
+    back whole (a median of 0.25 and 0.30 levels added to CI traces was fitted as 0.25 and 0.30)."""
     t = np.asarray(trace["t"], float) / 1000
     green = np.asarray(trace["rgb"], float)[:, 1]
-    w = 2 * np.pi * bpm / 60
-    pulse = np.c_[np.sin(w * t), np.cos(w * t), np.sin(2 * w * t), np.cos(2 * w * t)]
     cuts = np.r_[0, np.flatnonzero(np.diff(t) > 0.05) + 1, len(t)]
     runs = np.zeros((len(t), len(cuts) - 1))
     for i, (a, b) in enumerate(itertools.pairwise(cuts)):
         runs[a:b, i] = 1
+    knots = np.linspace(t[0], t[-1], max(2, round((t[-1] - t[0]) / DRIFT_KNOT_S) + 1))
+    drift = np.column_stack([np.interp(t, knots, np.eye(len(knots))[k]) for k in range(len(knots))])
+    w = 2 * np.pi * bpm / 60
+    carriers = (np.sin(w * t), np.cos(w * t), np.sin(2 * w * t), np.cos(2 * w * t))
+    pulse = np.column_stack([carrier[:, None] * drift for carrier in carriers])
     coef, *_ = np.linalg.lstsq(np.c_[pulse, runs], green, rcond=None)
     return np.diff(coef[pulse.shape[1]:])
 
