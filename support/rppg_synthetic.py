@@ -40,7 +40,8 @@ follows the published rPPG simulation models, each effect at least as strong as 
 
 Difficulty levels: clean (low noise, slight drift, no motion, no compression), moderate (more noise, drift, a
 light step, slight continuous motion, one burst, mild compression), hard (noise near the pulse size on dark
-skin, strong drift, two light steps, stronger continuous motion, three bursts, strong compression).
+skin, strong drift, two light steps, stronger continuous motion, three bursts, strong compression). The steps and
+bursts are a scan's of up to a minute; a longer scan meets as many per minute (a 2-minute hard scan: four and six).
 """
 
 import dataclasses
