@@ -29,6 +29,9 @@
 //   for the page to say so (afterRetry), clicks Try again and goes on to the results. measurements: each
 //   body's {frames, seconds, extends, recording} (extends: the body before it is its beginning, frame for
 //   frame; recording: the body says the camera is still recording).
+// --answer-retry REASON (with --expect-retry): the first measurement is answered here, as the server would answer
+//   a session's second "try again": {"status": "in_progress", "retry": REASON, "retriesLeft": 0}. After Try again the
+//   driver waits for the last try's capture to begin (lastTry: its message and guidance), then exits.
 // Either way it waits for the navigation to --return-origin, which it answers itself (route), so no
 // https server is needed. Requests to any other non-loopback host are aborted and recorded in offHost.
 // Report (cspViolations: Content-Security-Policy violations; hostedErrors: each hosted answer of 400 or more,
@@ -44,7 +47,7 @@ const opts = options('scan-check', {
   url: 'string', video: 'path', 'deny-camera': 'flag', 'no-face': 'flag', 'guidance-only': 'flag',
   'return-origin': 'string', shots: 'path', 'timeout-ms': 'number', outage: 'number',
   'fail-measurement': 'flag', 'expect-guidance': 'string', 'expect-retry': 'flag', 'expect-scan-on': 'flag',
-  'finish-scan-on': 'flag',
+  'finish-scan-on': 'flag', 'answer-retry': 'string',
 }, { timeoutMs: 150000, width: 390, height: 844, outage: 0 }, [])
 if (opts.guidanceOnly) opts.noFace = true
 if (!opts.url || !opts.shots || !(opts.video || opts.denyCamera) || !(opts.returnOrigin || opts.noFace)) {
@@ -75,6 +78,7 @@ await check('scan-check', report, async (launchHere) => {
   let returned = null
   let outageLeft = opts.outage
   let measurementFailures = opts.failMeasurement ? 1 : 0
+  let retryAnswers = opts.answerRetry ? 1 : 0
   const returnedSeen = new Promise((resolveReturn) => {
     context.route('**/*', (route) => {
       const u = route.request().url()
@@ -90,6 +94,11 @@ await check('scan-check', report, async (launchHere) => {
       if (measurementFailures > 0 && new URL(u).pathname === '/api/hosted/vital-scan/measurement') {
         measurementFailures -= 1
         return unavailable(route)
+      }
+      if (retryAnswers > 0 && new URL(u).pathname === '/api/hosted/vital-scan/measurement') {
+        retryAnswers -= 1
+        return route.fulfill({ status: 200, contentType: 'application/json',
+          body: JSON.stringify({ status: 'in_progress', retry: opts.answerRetry, retriesLeft: 0 }) })
       }
       return localOnly(route, report)
     })
@@ -263,15 +272,24 @@ await check('scan-check', report, async (launchHere) => {
       await shot('3b-try-again')
       await page.locator('#retry').click()
       await page.locator('#camera').waitFor({ state: 'visible', timeout: 30000 })
+      if (opts.answerRetry) {
+        await page.waitForFunction(() => Number(document.getElementById('progress').value) > 0, null, { timeout: 60000 })
+        report.lastTry = { guidance: await text('#guidance'), progress: await text('#progress-label') }
+        await shot('3c-last-try')
+        await cspSeen()
+        await page.locator('#exit').click() // returns with status=exited: the session stays in progress
+      }
     }
-    await page.locator('#continue').waitFor({ state: 'visible', timeout: opts.timeoutMs })
-    mark('results')
-    report.resultsText = await text('#results')
-    report.metrics = await page.$$eval('#metrics dd', (dds) => Object.fromEntries(dds.map((d) => [d.dataset.metric, d.textContent])))
-    report.focused = await page.evaluate(() => document.activeElement && document.activeElement.id)
-    await shot('4-results')
-    await cspSeen()
-    await page.locator('#continue').click()
+    if (!opts.answerRetry) {
+      await page.locator('#continue').waitFor({ state: 'visible', timeout: opts.timeoutMs })
+      mark('results')
+      report.resultsText = await text('#results')
+      report.metrics = await page.$$eval('#metrics dd', (dds) => Object.fromEntries(dds.map((d) => [d.dataset.metric, d.textContent])))
+      report.focused = await page.evaluate(() => document.activeElement && document.activeElement.id)
+      await shot('4-results')
+      await cspSeen()
+      await page.locator('#continue').click()
+    }
   }
   if (!opts.noFace) await Promise.race([returnedSeen, new Promise((_, reject) => setTimeout(() => reject(new Error('no navigation to the return origin')), 30000))])
   if (!opts.noFace) {

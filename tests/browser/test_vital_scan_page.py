@@ -14,7 +14,8 @@ from a real photograph of a face (scikit-image's astronaut) whose skin pulses at
   or the user taps Finish now, the page sends what it recorded at once. The still face's traces have no steps
   where the detector ran, and no breathing rate.
 - A face without a pulse is answered "try again" and scans on to a minute, then to two, which completes the
-  session with nothing measured. A session whose last try is next records a minute at once.
+  session with nothing measured. A "try again" answer with no try left (injected in the browser) says so, and the
+  last try records a minute at once.
 - The camera denied: the page says so and Exit still returns with status=exited.
 - The server unavailable at first (the first reads of the session answered 503 in the browser): the page
   tries again by itself, then offers Try again, and the session survives.
@@ -299,27 +300,31 @@ def test_a_weak_pulse_scans_on_to_two_minutes_and_completes(tenant, tmp_path, ca
               f"screenshots {report['shots']}")
 
 
-def test_the_last_try_records_a_minute_at_once(tenant, tmp_path):
-    """Two traces that supported nothing were answered "try again": the page, opened now, says the last try takes
-    about a minute and records one at once (a "try again" answer to a shorter trace would complete the session)."""
+def test_a_last_try_answer_says_so_and_the_last_try_records_a_minute_at_once(tenant, tmp_path, capsys):
+    """The 30 s trace's answer is a session's second "try again", here for the dark (`--answer-retry dark`, injected
+    in the browser: the engine's own answers to a face without a pulse are weak ones, which scan on instead): the
+    camera stops, the page says what to change and that the last try takes about a minute, with Try again focused.
+    Try again records a minute at once, never a 30 s trace answered on. Exit then returns as exited."""
     _require_browser()
-    session = _create(make_partner(tenant, points=2), locale="en")
-    hosted = f"{BASE_URL}/api/hosted/vital-scan"
-    headers = {"Authorization": f"Bearer {session['token']}"}
-    assert requests.post(f"{hosted}/start", headers=headers, timeout=60).status_code == 200
-    flat = {"fps": 30, "t": [i * 1000 / 30 for i in range(20 * 30 + 1)], "rgb": [[140, 100, 80]] * (20 * 30 + 1)}
-    answers = [requests.post(f"{hosted}/measurement", json=flat, headers=headers, timeout=60).json()
-               for _ in range(2)]
-    assert [a.get("retriesLeft") for a in answers] == [1, 0], answers
     video = write_y4m(tmp_path / "face.y4m", bpm=TRUE_BPM)
-    measuring = "Measuring for about a minute. Hold still and keep your face in the oval."
+    partner = make_partner(tenant, points=2)
+    session = _create(partner, locale="en", returnUrl=f"{ORIGIN}/vital-scan/done?ref=a1")
 
-    report = _drive(session, "last-try", "--video", video["path"], "--guidance-only", "--expect-guidance", measuring,
-                    timeout=120)
+    report = _drive(session, "last-try", "--video", video["path"], "--expect-retry", "--answer-retry", "dark",
+                    "--timeout-ms", "90000", timeout=240)
 
+    assert _common(report, session) == ["exited"]
+    assert report["afterRetry"] == {
+        "message": "No measurement this time: it was too dark. Move to a brighter place or face a light, then tap "
+                   "Try again. The last try takes about a minute.",
+        "retryShown": True, "focused": "retry"}
     assert "The last try takes about a minute." in report["messages"], report["messages"]
-    assert measuring in report["guidanceSeen"], report["guidanceSeen"]
-    assert report["pageErrors"] == [] and report["cspViolations"] == []
+    assert report["lastTry"]["guidance"] == "Measuring for about a minute. Hold still and keep your face in the oval."
+    assert 55 <= int(report["lastTry"]["progress"].split(": ")[1].split(" ")[0]) <= 60, report["lastTry"]
+    first, = report["measurements"]  # the last try sent nothing before Exit
+    assert 29.5 <= first["seconds"] <= 33 and first["recording"], report["measurements"]
+    with capsys.disabled():
+        print(f"\n[vital scan page, last try] {report['timings']}; screenshots {report['shots']}")
 
 
 def test_camera_denied_says_so_and_exit_still_returns(tenant, capsys):
