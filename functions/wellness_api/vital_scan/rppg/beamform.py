@@ -72,11 +72,7 @@ def strongest(freqs: np.ndarray, power: np.ndarray) -> tuple[float, float, float
 
 
 def halves_agree(rgb: np.ndarray, kept: np.ndarray, fs: float, hz: float) -> int:
-    """How many halves of the kept colour (0, 1 or 2) have their own strongest peak within `spectrum.HALF_AGREE` of
-    hz, split as `spectrum.halves_agree` splits the pulse wave."""
-    index = np.flatnonzero(kept)
-    if len(index) < 2 * 6 * fs:
-        return 0
-    middle = index[len(index) // 2]
-    return sum(abs(strongest(*statistic(rgb[part], kept[part], fs))[0] - hz) <= spectrum.HALF_AGREE * hz
-               for part in (slice(None, middle), slice(middle, None)))
+    """How many halves of the kept colour (0, 1 or 2, `spectrum.halves`) have their own strongest peak within
+    `spectrum.HALF_AGREE` of hz."""
+    return sum(abs(strongest(*statistic(rgb[half], kept[half], fs))[0] - hz) <= spectrum.HALF_AGREE * hz
+               for half in spectrum.halves(kept, fs))

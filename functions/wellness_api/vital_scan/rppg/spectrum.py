@@ -276,17 +276,22 @@ def rival(freqs: np.ndarray, power: np.ndarray, f0: float, gap: float = RIVAL_GA
     return float(power[away].max() / power[near].max())
 
 
+def halves(kept: np.ndarray, fs: float) -> tuple[slice, ...]:
+    """The two halves of a trace, split at its middle kept sample; none when under 6 s of it would be kept in each."""
+    index = np.flatnonzero(kept)
+    if len(index) < 2 * 6 * fs:
+        return ()
+    middle = int(index[len(index) // 2])
+    return slice(None, middle), slice(middle, None)
+
+
 def halves_agree(pulse: np.ndarray, kept: np.ndarray, fs: float, f0: float) -> int:
     """How many halves of the kept pulse (0, 1 or 2) have their own strongest in-band peak within HALF_AGREE
     of f0: a rate that only the whole trace shows (a motion burst's leakage, a noise peak summed over both
     halves) is not one."""
-    index = np.flatnonzero(kept)
-    if len(index) < 2 * 6 * fs:
-        return 0
-    middle = index[len(index) // 2]
     agreeing = 0
-    for part, mask in ((pulse[:middle], kept[:middle]), (pulse[middle:], kept[middle:])):
-        freqs, power = power_spectrum(np.where(mask, part, 0.0), fs)
+    for half in halves(kept, fs):
+        freqs, power = power_spectrum(np.where(kept[half], pulse[half], 0.0), fs)
         band = np.flatnonzero((freqs >= filters.BAND[0]) & (freqs <= filters.BAND[1]))
         peak = freqs[band[np.argmax(power[band])]]
         agreeing += int(abs(peak - f0) <= HALF_AGREE * f0)
