@@ -2,9 +2,9 @@
 # The whole suite in three steps inside one stack (devstack/test.sh runs it for a `make test` without PYTEST_ARGS):
 #   1. the browser tests (tests/browser), then the assistant's (tests/assistant), in one pytest process and everything
 #      else in another, at the same time;
-#   2. then the tests marked serial (they read what the others keep adding to, every client of the database), the
-#      fuzz pass and the tests marked after_all, which read what the whole run left behind (the emulator log, the
-#      query and write records, the collections), so they see both processes' traffic.
+#   2. then the tests marked serial (they read or change what the others keep adding to, every client of the
+#      database), the fuzz pass and the tests marked after_all, which read what the whole run left behind (the
+#      emulator log, the query and write records, the collections), so they see both processes' traffic.
 # The suite spends most of its time waiting (the emulators, Chromium, deadlines): two processes at once keep the
 # two cores busier, and the fuzz pass, which changes the demo world at random, never runs beside a test that uses
 # it. The emulators are reset once, here; the processes' conftest then leaves them as they are. The assistant's tests
