@@ -97,6 +97,22 @@ def test_one_half_is_enough_for_a_peak_far_above_the_median(level, seconds, seed
     assert abs(metrics["hr"] - case.truth.hr) <= 1
 
 
+# Slow pulses no pulse wave's gates read, on dark skin or under hard motion (seeds 1120000+ and 1130000+): the
+# beamformer reads them under its floors for slow rates (BEAMFORMED_SLOW_*).
+@pytest.mark.parametrize(("level", "seconds", "seed"), [
+    ("moderate", 120, 1120051), ("moderate", 120, 1120390), ("hard", 120, 1130028), ("hard", 120, 1130238),
+    ("moderate", 60, 1120659), ("hard", 60, 1120707), ("moderate", 30, 1120021)])
+def test_the_beamformer_reads_a_slow_pulse_clear_of_rivals_in_both_projections(level, seconds, seed):
+    case = synthetic.bench_case(level, seconds, seed)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    measures = quality["beamformed"]
+    assert quality["reading"] == "beamformed" and measures["bpm"] < pipeline.BEAMFORMED_BPM[0]
+    assert measures["rival"] <= pipeline.BEAMFORMED_SLOW_MAX_RIVAL
+    assert measures["pbv_rival"] <= pipeline.BEAMFORMED_SLOW_PBV_RIVAL
+    assert measures["pbv_averaged_rival"] <= pipeline.AGREED_MAX_AVERAGED_RIVAL
+    assert abs(metrics["hr"] - case.truth.hr) <= 1
+
+
 # (level, seconds, seed): the beamformer's strongest peak, clear in both halves, more than 10 bpm off, found while
 # setting its gates: twice or three times a slow pulse (the POS pulse peaks at the rate), a third of a fast one, a
 # sway peak under 90 bpm, a noise peak the short halves of a much-masked hard 30 s scan both show (1020546).
@@ -106,12 +122,41 @@ BEAMFORMED_WRONG = [
     ("hard", 60, 970294), ("hard", 60, 970388), ("hard", 60, 970414), ("hard", 60, 970895), ("hard", 60, 971252),
     ("hard", 60, 980860), ("hard", 60, 991145), ("hard", 30, 971088), ("hard", 30, 1020546),
 ]
+# Sway peaks at 51-76 bpm (under fast pulses, and over a slow one: 1111582) that pass every gate of the beamformer's
+# but the rival's floor for slow rates (BEAMFORMED_SLOW_MAX_RIVAL), found while setting it (seeds 1110000+).
+SLOW_WRONG = [
+    ("hard", 120, 1110247), ("hard", 120, 1110417), ("hard", 120, 1110930), ("hard", 120, 1112061),
+    ("hard", 60, 1111804), ("hard", 60, 1112568), ("hard", 60, 1113388), ("hard", 60, 1113738),
+    ("moderate", 60, 1111582),
+]
 
 
-@pytest.mark.parametrize(("level", "seconds", "seed"), BEAMFORMED_WRONG)
+@pytest.mark.parametrize(("level", "seconds", "seed"), BEAMFORMED_WRONG + SLOW_WRONG)
 def test_a_beamformer_peak_off_the_rate_is_no_heart_rate(level, seconds, seed):
     case = synthetic.bench_case(level, seconds, seed)
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
     measures = quality["beamformed"]
     assert abs(measures["bpm"] - case.truth.hr) > HR_WRONG and measures["prominence"] >= 13  # the hazard: a clear peak
     assert "hr" not in (metrics or {}) and "reading" not in quality and quality["reason"] in ("weak", "motion", "dark")
+
+
+@pytest.mark.parametrize(("level", "seconds", "seed"), SLOW_WRONG)
+def test_a_slow_peak_needs_a_clear_rival_in_both_projections(level, seconds, seed):
+    case = synthetic.bench_case(level, seconds, seed)
+    _, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    measures = quality["beamformed"]
+    assert measures["bpm"] < pipeline.BEAMFORMED_BPM[0] and measures["prominence"] >= pipeline.BEAMFORMED_PROMINENT
+    assert pipeline.BEAMFORMED_SLOW_MAX_RIVAL < measures["rival"] <= pipeline.BEAMFORMED_MAX_RIVAL
+
+
+def test_a_slow_peak_both_pulses_keep_alike_needs_the_windows_mean_clear():
+    # Sway at 55.6 bpm on dark skin (hard 60 s, truth 70.9; test_rppg_failures.AGREED_WRONG): the beamformer, POS and
+    # PBV all peak there, clear of rivals in the whole trace; only the PBV windows' mean spectrum holds a rival.
+    case = synthetic.bench_case("hard", 60, 601964)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    measures = quality["beamformed"]
+    assert abs(measures["bpm"] - case.truth.hr) > HR_WRONG and measures["prominence"] >= pipeline.BEAMFORMED_PROMINENT
+    assert measures["rival"] <= pipeline.BEAMFORMED_SLOW_MAX_RIVAL
+    assert measures["pbv_rival"] <= pipeline.BEAMFORMED_SLOW_PBV_RIVAL
+    assert measures["pbv_averaged_rival"] > pipeline.AGREED_MAX_AVERAGED_RIVAL
+    assert "hr" not in (metrics or {}) and "reading" not in quality

@@ -19,7 +19,8 @@ is omitted rather than guessed (2.12):
   POS's strongest peak (`_second_opinion`), or where both pulses' strongest peaks agree beyond doubt (`_agreed`).
   A weak POS reading must show in the PBV pulse too (`_pbv_shows`): no stronger PBV peak elsewhere. Where neither
   pulse wave gives a rate, the beamformer (`beamform`, `_beamformed`) may: the colour projected on the blood-volume
-  signature frequency by frequency, its peak far above the band's median, shown in the POS pulse and in both halves.
+  signature frequency by frequency, its peak far above the band's median, shown in the POS pulse and in both halves
+  (and under 90 bpm, where sway is, clear of rivals in the PBV pulse too).
 - rr: at least two respiratory modulations clear and all clear ones agreeing, or the colour baseline's alone
   when beyond doubt (`respiration`); the beat amplitudes and intervals count only from a clean wave
   (BEAT_MIN_SNR). A scan with no heart rate may still give rr, from the baseline over the whole scan clear
@@ -150,10 +151,11 @@ PBV_SHOWS_GAP, PBV_SHOWS_MAX_RIVAL = 0.05, 1.0  # Hz, power over the rate's
 # shows at the rate, the POS peak there 0.8-3.8 times its height at the beamformer's; on 6,000 more (seeds
 # 980000-981499) a 0.7 share let one through (moderate 60 s seed 980399: 75.5 read as 150.9, 0.68), and a prominence
 # of 17 a sway peak at 66.3 bpm (hard 60 s seed 980860, truth 55.5: 17.3). Under 90 bpm, inside the sway's band, it
-# has little edge on the PBV pulse: 13 of its 220 right readings there, and a third of a fast pulse (hard 30 s seed
-# 971088: 175.2 read as 55.3). Set on those scans and 7,000 more (seeds 990000+), the two-halves rule read 809 rates
-# on 28,000 fresh scans of every level (seeds 1000000-1002999 and 1010000-1012999), none more than 6.5 bpm off. On
-# those (seeds 1010000+) a peak 30 times the median was right with one half on all 108 it added; on 14,000 more
+# had little edge on the PBV pulse on 30 and 60 s scans with these floors alone: 13 of its 220 right readings there,
+# and a third of a fast pulse (hard 30 s seed 971088: 175.2 read as 55.3); slower rates have floors of their own
+# (BEAMFORMED_SLOW_*). Set on those scans and 7,000 more (seeds 990000+), the two-halves rule read 809 rates on 28,000
+# fresh scans of every level (seeds 1000000-1002999 and 1010000-1012999), none more than 6.5 bpm off. On those (seeds
+# 1010000+) a peak 30 times the median was right with one half on all 108 it added; on 14,000 more
 # (seeds 1020000-1022999) one half-masked hard 30 s scan was read wrong (seed 1020546: 59.3 as 158.0, 72 % kept,
 # prominence 25.2, both halves): the halves of a much-masked trace are short, and their noise peaks agree by chance.
 # The wrong peaks are tests (tests/vital_scan/test_rppg_beamform.py, BEAMFORMED_WRONG).
@@ -161,6 +163,21 @@ BEAMFORMED_PROMINENT, BEAMFORMED_MAX_RIVAL, BEAMFORMED_POS_PROMINENCE = 20.0, 0.
 BEAMFORMED_SUBHARMONIC_SHARE = 0.5
 BEAMFORMED_ONE_HALF, BEAMFORMED_MASKED_PROMINENT = 30.0, 30.0
 BEAMFORMED_BPM = (90.0, SCORE_MAX_BPM)
+# A slower peak (under BEAMFORMED_BPM) needs a rival under BEAMFORMED_SLOW_MAX_RIVAL and the PBV pulse clear of rivals
+# there (`_pbv_clear`): in the whole trace's spectrum no peak away from the rate (PBV_SHOWS_GAP) over
+# BEAMFORMED_SLOW_PBV_RIVAL of the rate's, in the windows' mean none over AGREED_MAX_AVERAGED_RIVAL. At the band's low
+# edge the neighbours whose covariance is the noise reach below the band, where the band-pass has taken most of the
+# noise, so the statistic runs high there and sway peaks stand out. On 16,000 fresh moderate and hard 60 and 120 s
+# scans (seeds 1110000-1113999) 649 slow peaks passed the other gates, 9 of them more than 10 bpm off (sway at 51-76
+# bpm, under fast pulses and over a slow one: rivals 0.32-0.68, PBV rivals 0.36-1.7); the two rivals' floors keep 299
+# of the 640 right ones. On 26,000 further fresh scans (seeds 1120000+: moderate and hard 30, 60 and 120 s, clean 60 s)
+# they read 350 slow rates, none wrong. The windows' mean is the agreed pulses' floor (`_agreed`) against the same
+# hazard, sway both pulses keep alike: hard 60 s seed 601964 (AGREED_WRONG: 70.9) peaks at 55.6 in all three views,
+# rival 0.14 and PBV rival 0.26, its PBV windows' mean rival 0.74. That floor refuses 26 of the 350. With all three,
+# 16,000 scans never used before (seeds 1130000-1133999, moderate and hard 60 and 120 s) gave 263 slow rates, none
+# wrong: 1.9 / 2.4 % more moderate / hard 2-minute scans and 1.1 / 1.2 % more 1-minute ones. No noise-only scan is
+# read (1,800 of 30, 60 and 120 s), though 44 peak 20 times the median under 90 bpm.
+BEAMFORMED_SLOW_MAX_RIVAL, BEAMFORMED_SLOW_PBV_RIVAL = 0.3, 0.5
 DARK = 40.0  # mean colour (0-255) below which a failed trace is put down to too little light
 MOVING = 0.75  # share of the trace kept after motion masking below which a failure is put down to motion
 
@@ -196,9 +213,10 @@ def assess(fps: float, t_ms: list[float], rgb: list[list[float]]) -> tuple[dict[
         return _breathing_alone(uniform, kept, fs), {**q, "reason": _why_not(q)}
     if read is None:
         breathing = _breathing_alone(uniform, kept, fs)
-        second = _second_opinion(uniform, motion_free, fs, q, peaks, (raw, kept))
+        pbv_pulse = pos.pbv(uniform, fs, motion_free)
+        second = _second_opinion(uniform, pbv_pulse, fs, q, peaks, (raw, kept))
         if second is None:
-            third = _beamformed(uniform, raw, kept, fs, q)
+            third = _beamformed(uniform, raw, kept, pbv_pulse, fs, q)
             if third is None:
                 return breathing, {**q, "reason": _why_not(q)}
             # Like the PBV pulse's, the beamformer's rate comes without beats: no breathing or variability from it.
@@ -280,20 +298,29 @@ def _wave(raw: np.ndarray, kept: np.ndarray) -> np.ndarray:
 def _pbv_shows(pbv_pulse: tuple[np.ndarray, np.ndarray], hz: float, fs: float, q: dict[str, Any]) -> bool:
     """No peak of the PBV pulse away from the POS reading's rate is stronger than the rate's (PBV_SHOWS_MAX_RIVAL, its
     measure in q["pbv_rival"]), or the PBV pulse is too masked to say: then the POS gates stand alone."""
+    rival = _pbv_rival(pbv_pulse, hz, fs)
+    if rival is None:
+        return True
+    q["pbv_rival"] = rival
+    return rival <= PBV_SHOWS_MAX_RIVAL
+
+
+def _pbv_rival(pbv_pulse: tuple[np.ndarray, np.ndarray], hz: float, fs: float) -> float | None:
+    """The PBV pulse's strongest power farther than PBV_SHOWS_GAP from hz, its double and its half, over the power at
+    hz; None for a PBV pulse too masked to say."""
     raw, kept = pbv_pulse
     if kept.sum() < MIN_SECONDS * fs:
-        return True
+        return None
     freqs, power = spectrum.power_spectrum(_wave(raw, kept), fs)
-    q["pbv_rival"] = round(spectrum.rival(freqs, power, hz, PBV_SHOWS_GAP), 3)
-    return q["pbv_rival"] <= PBV_SHOWS_MAX_RIVAL
+    return round(spectrum.rival(freqs, power, hz, PBV_SHOWS_GAP), 3)
 
 
-def _second_opinion(uniform: np.ndarray, motion_free: np.ndarray, fs: float, q: dict[str, Any],
+def _second_opinion(uniform: np.ndarray, pbv_pulse: tuple[np.ndarray, np.ndarray], fs: float, q: dict[str, Any],
                     pos_peaks: list[spectrum.Peak], pos_pulse: tuple[np.ndarray, np.ndarray]) -> spectrum.Peak | None:
     """The heart-rate peak of the PBV pulse (`pos.pbv`) when POS's gave none: its reading if POS's own peak confirms
     it (SECOND_OPINION_AGREE), else its strongest peak if the two pulses agree on it (`_agreed`); MASKED_KEPT of the
     trace free of motion either way. Its gates' measures go in q["pbv"]."""
-    raw, kept = pos.pbv(uniform, fs, motion_free)
+    raw, kept = pbv_pulse
     if kept.sum() < MIN_SECONDS * fs:
         return None
     q["pbv"] = second = {"kept": round(float(kept.mean()), 3)}
@@ -309,11 +336,13 @@ def _second_opinion(uniform: np.ndarray, motion_free: np.ndarray, fs: float, q: 
     return None
 
 
-def _beamformed(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, fs: float, q: dict[str, Any]) -> float | None:
+def _beamformed(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, pbv_pulse: tuple[np.ndarray, np.ndarray],
+                fs: float, q: dict[str, Any]) -> float | None:
     """The rate (Hz) of the beamformer's strongest peak (`beamform`) where neither pulse wave gave one: far above
     the band's median, clear of rivals, shown in the POS pulse, which shows no peak at its half or third nearly as
-    strong, inside BEAMFORMED_BPM, and the strongest in both halves, or in one for a peak far above the median on a
-    trace mostly free of motion (see BEAMFORMED_*). Its measures go in q["beamformed"]."""
+    strong, up to BEAMFORMED_BPM's top (under its floor, clearer of rivals and clear in the PBV pulse too), and the
+    strongest in both halves, or in one for a peak far above the median on a trace mostly free of motion (see
+    BEAMFORMED_*). Its measures go in q["beamformed"]."""
     freqs, power = beamform.statistic(uniform, kept, fs)
     hz, prominence, rival = beamform.strongest(freqs, power)
     freqs_pos, power_pos = spectrum.power_spectrum(_wave(raw, kept), fs)
@@ -322,17 +351,31 @@ def _beamformed(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, fs: floa
         "pos_prominence": round(spectrum.prominence(freqs_pos, power_pos, hz), 1),
         "pos_subharmonic": round(max([spectrum.prominence(freqs_pos, power_pos, hz / d) for d in (2, 3)
                                       if hz / d >= filters.BAND[0]], default=0.0), 1)}
-    if prominence < BEAMFORMED_PROMINENT or rival > BEAMFORMED_MAX_RIVAL \
+    slow = measures["bpm"] < BEAMFORMED_BPM[0]
+    if prominence < BEAMFORMED_PROMINENT or rival > (BEAMFORMED_SLOW_MAX_RIVAL if slow else BEAMFORMED_MAX_RIVAL) \
             or measures["pos_prominence"] < BEAMFORMED_POS_PROMINENCE \
             or measures["pos_subharmonic"] >= BEAMFORMED_SUBHARMONIC_SHARE * measures["pos_prominence"] \
-            or not BEAMFORMED_BPM[0] <= measures["bpm"] <= BEAMFORMED_BPM[1] \
-            or (q["kept"] < MASKED_KEPT and prominence < BEAMFORMED_MASKED_PROMINENT):
+            or measures["bpm"] > BEAMFORMED_BPM[1] \
+            or (q["kept"] < MASKED_KEPT and prominence < BEAMFORMED_MASKED_PROMINENT) \
+            or (slow and not _pbv_clear(pbv_pulse, hz, fs, measures)):
         return None
     measures["halves"] = beamform.halves_agree(uniform, kept, fs, hz)
     if measures["halves"] < (1 if prominence >= BEAMFORMED_ONE_HALF and q["kept"] >= MASKED_KEPT else 2):
         return None
     q["reading"] = "beamformed"
     return hz
+
+
+def _pbv_clear(pbv_pulse: tuple[np.ndarray, np.ndarray], hz: float, fs: float, measures: dict[str, Any]) -> bool:
+    """The PBV pulse is clear of rivals at a slow beamformer peak, in the whole trace's spectrum and in the windows'
+    mean (BEAMFORMED_SLOW_PBV_RIVAL, AGREED_MAX_AVERAGED_RIVAL), its measures put in `measures`."""
+    rival = _pbv_rival(pbv_pulse, hz, fs)
+    if rival is None:
+        return False
+    raw, kept = pbv_pulse
+    _, averaged_rival = spectrum.averaged(spectrum.windows(_wave(raw, kept), kept, fs), hz)
+    measures.update(pbv_rival=rival, pbv_averaged_rival=round(averaged_rival, 3))
+    return rival <= BEAMFORMED_SLOW_PBV_RIVAL and averaged_rival <= AGREED_MAX_AVERAGED_RIVAL
 
 
 def _confirms(strongest: spectrum.Peak, peak: spectrum.Peak) -> bool:
