@@ -67,7 +67,7 @@ def test_a_still_or_empty_colour_has_no_peak():
     freqs, power = beamform.statistic(still, np.ones(900, bool), FS)
     assert not power.any() and beamform.strongest(freqs, power) == (0.0, 0.0, 1.0)
     assert not beamform.statistic(still, np.zeros(900, bool), FS)[1].any()
-    assert beamform.halves_agree(still, np.zeros(900, bool), FS, 1.2) == (0, 0.0)
+    assert beamform.halves_agree(still, np.zeros(900, bool), FS, 1.2) == 0
 
 
 # Fast pulses on dark skin (moderate) or under hard motion that no pulse wave's gates read (seeds 1010000+).
@@ -111,40 +111,6 @@ def test_the_beamformer_reads_a_slow_pulse_clear_of_rivals_in_both_projections(l
     assert measures["pbv_rival"] <= pipeline.BEAMFORMED_SLOW_PBV_RIVAL
     assert measures["pbv_averaged_rival"] <= pipeline.AGREED_MAX_AVERAGED_RIVAL
     assert abs(metrics["hr"] - case.truth.hr) <= 1
-
-
-# Peaks that a noise peak tops in one half, each half showing them at least BEAMFORMED_HALVES_PROMINENT times its
-# median (seeds 1140000+; 1140592 a slow one).
-@pytest.mark.parametrize(("level", "seconds", "seed"), [
-    ("hard", 120, 1140048), ("hard", 120, 1140332), ("hard", 120, 1140519), ("hard", 60, 1140135),
-    ("hard", 60, 1140592)])
-def test_a_peak_both_halves_show_clearly_counts_though_one_half_peaks_elsewhere(level, seconds, seed):
-    case = synthetic.bench_case(level, seconds, seed)
-    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
-    measures = quality["beamformed"]
-    assert quality["reading"] == "beamformed" and measures["halves"] < 2
-    assert measures["halves"] == 0 or measures["prominence"] < pipeline.BEAMFORMED_ONE_HALF  # the halves' rule refuses
-    assert measures["halves_prominence"] >= pipeline.BEAMFORMED_HALVES_PROMINENT and quality["kept"] >= pipeline.MASKED_KEPT
-    assert abs(metrics["hr"] - case.truth.hr) <= 1
-
-
-# Peaks more than 10 bpm off that pass every gate but the halves' (seeds 1110000+ and 1130000+): one half or both show
-# them under BEAMFORMED_HALVES_PROMINENT times its median (harmonics, and noise peaks of hard scans at 102-115 bpm).
-HALVES_WRONG = [
-    ("moderate", 120, 1113448), ("hard", 120, 1111377), ("hard", 120, 1112202), ("hard", 120, 1131252),
-    ("hard", 120, 1133551), ("hard", 60, 1110835), ("hard", 60, 1112704), ("hard", 60, 1112981),
-    ("hard", 60, 1131156), ("hard", 60, 1133167), ("hard", 60, 1133318),
-]
-
-
-@pytest.mark.parametrize(("level", "seconds", "seed"), HALVES_WRONG)
-def test_a_peak_a_half_shows_weakly_needs_the_halves_to_agree(level, seconds, seed):
-    case = synthetic.bench_case(level, seconds, seed)
-    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
-    measures = quality["beamformed"]
-    assert abs(measures["bpm"] - case.truth.hr) > HR_WRONG and measures["prominence"] >= pipeline.BEAMFORMED_PROMINENT
-    assert measures["halves_prominence"] < pipeline.BEAMFORMED_HALVES_PROMINENT
-    assert "hr" not in (metrics or {}) and "reading" not in quality
 
 
 # (level, seconds, seed): the beamformer's strongest peak, clear in both halves, more than 10 bpm off, found while

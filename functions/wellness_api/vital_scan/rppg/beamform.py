@@ -71,12 +71,8 @@ def strongest(freqs: np.ndarray, power: np.ndarray) -> tuple[float, float, float
     return hz, float(power[index] / median) if median > 0 else 0.0, spectrum.rival(freqs, power, hz)
 
 
-def halves_agree(rgb: np.ndarray, kept: np.ndarray, fs: float, hz: float) -> tuple[int, float]:
-    """(how many halves of the kept colour, 0, 1 or 2 (`spectrum.halves`), have their own strongest peak within
-    `spectrum.HALF_AGREE` of hz; the lower of the two halves' prominences at hz, 0 without two halves)."""
-    agree, prominences = 0, []
-    for half in spectrum.halves(kept, fs):
-        freqs, power = statistic(rgb[half], kept[half], fs)
-        agree += abs(strongest(freqs, power)[0] - hz) <= spectrum.HALF_AGREE * hz
-        prominences.append(spectrum.prominence(freqs, power, hz) if power.any() else 0.0)
-    return agree, min(prominences) if len(prominences) == 2 else 0.0
+def halves_agree(rgb: np.ndarray, kept: np.ndarray, fs: float, hz: float) -> int:
+    """How many halves of the kept colour (0, 1 or 2, `spectrum.halves`) have their own strongest peak within
+    `spectrum.HALF_AGREE` of hz."""
+    return sum(abs(strongest(*statistic(rgb[half], kept[half], fs))[0] - hz) <= spectrum.HALF_AGREE * hz
+               for half in spectrum.halves(kept, fs))

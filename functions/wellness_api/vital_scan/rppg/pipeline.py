@@ -175,19 +175,9 @@ BEAMFORMED_BPM = (90.0, SCORE_MAX_BPM)
 # hazard, sway both pulses keep alike: hard 60 s seed 601964 (AGREED_WRONG: 70.9) peaks at 55.6 in all three views,
 # rival 0.14 and PBV rival 0.26, its PBV windows' mean rival 0.74. That floor refuses 26 of the 350. With all three,
 # 16,000 scans never used before (seeds 1130000-1133999, moderate and hard 60 and 120 s) gave 263 slow rates, none
-# wrong: 1.9 / 2.4 % more moderate / hard 2-minute scans and 1.1 / 1.2 % more 1-minute ones; 16,000 more (seeds
-# 1140000-1143999) 271, none wrong. No noise-only scan is read (1,800 of 30, 60 and 120 s), though 44 peak 20 times
-# the median under 90 bpm.
+# wrong: 1.9 / 2.4 % more moderate / hard 2-minute scans and 1.1 / 1.2 % more 1-minute ones. No noise-only scan is
+# read (1,800 of 30, 60 and 120 s), though 44 peak 20 times the median under 90 bpm.
 BEAMFORMED_SLOW_MAX_RIVAL, BEAMFORMED_SLOW_PBV_RIVAL = 0.3, 0.5
-# A peak that a noise peak tops in a half (the halves' rule refuses it) still counts where each half shows it at least
-# BEAMFORMED_HALVES_PROMINENT times its median (`beamform.halves_agree`), on a trace at least MASKED_KEPT free of
-# motion: a rate both halves hold clearly. On 16,000 fresh moderate and hard 60 and 120 s scans (seeds
-# 1110000-1113999) the halves' rule refused 361 peaks that passed every other gate; the 6 of them more than 10 bpm off
-# (harmonics, and noise peaks of hard scans at 102-114 bpm) had a half showing them 1.6-10.8 times its median, and
-# 123 of the 355 right ones had both halves at 12 or more. On 16,000 more (seeds 1130000-1133999) 131 of 405 right
-# ones and none of the 5 wrong (1.8-7.5); on 16,000 never used before (seeds 1140000-1143999) it read 109 rates, none
-# wrong: 1.1 / 0.5 % more hard / moderate 2-minute scans, 0.8 / 0.4 % more 1-minute ones.
-BEAMFORMED_HALVES_PROMINENT = 12.0
 DARK = 40.0  # mean colour (0-255) below which a failed trace is put down to too little light
 MOVING = 0.75  # share of the trace kept after motion masking below which a failure is put down to motion
 
@@ -369,10 +359,8 @@ def _beamformed(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, pbv_puls
             or (q["kept"] < MASKED_KEPT and prominence < BEAMFORMED_MASKED_PROMINENT) \
             or (slow and not _pbv_clear(pbv_pulse, hz, fs, measures)):
         return None
-    halves, least = beamform.halves_agree(uniform, kept, fs, hz)
-    measures.update(halves=halves, halves_prominence=round(least, 1))
-    if halves < (1 if prominence >= BEAMFORMED_ONE_HALF and q["kept"] >= MASKED_KEPT else 2) \
-            and not (q["kept"] >= MASKED_KEPT and least >= BEAMFORMED_HALVES_PROMINENT):
+    measures["halves"] = beamform.halves_agree(uniform, kept, fs, hz)
+    if measures["halves"] < (1 if prominence >= BEAMFORMED_ONE_HALF and q["kept"] >= MASKED_KEPT else 2):
         return None
     q["reading"] = "beamformed"
     return hz
