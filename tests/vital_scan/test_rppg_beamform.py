@@ -141,7 +141,7 @@ def test_a_beamformer_peak_off_the_rate_is_no_heart_rate(level, seconds, seed):
 
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), SLOW_WRONG)
-def test_a_slow_peak_needs_a_clear_rival_in_both_projections(level, seconds, seed):
+def test_a_slow_sway_peak_is_refused_by_the_slow_rival_floor_alone(level, seconds, seed):
     case = synthetic.bench_case(level, seconds, seed)
     _, quality = pipeline.assess(case.fps, case.t, case.rgb)
     measures = quality["beamformed"]
