@@ -4,12 +4,12 @@ Run directly (`functions/venv/bin/python bench/vital_scan_accuracy.py [traces]`)
 `bench/run.py --vital-scan-accuracy`, or as part of `make bench`. Per difficulty level (support/rppg_synthetic.py):
 TRACES seeded random traces (seed SEED + i, printed), heart rates drawn uniformly from 45-180 bpm, breathing
 from 8-24 breaths/min and the skin tone from Fitzpatrick I-VI; each trace is measured as a 30 s scan (the
-hosted page's default), as a 60 s scan (the length the page asks for when rr is wanted) and as a 120 s scan (the
-longest the page records). Then the hosted page's own scan of each 120 s trace: its first 30 s; when those give no
-heart rate because the pulse was weak or moved, its first 60 s, and when those too give none for the same
-reasons, the whole 120 s; when the 30 s give a heart rate but no breathing rate (vital_scan.scan_on), the first
-60 s with each metric they lack taken from the first 30 s (the page records on while a trace is measured,
-web/vital-scan.js LONG_CAPTURE_MS and LONGEST_CAPTURE_MS).
+hosted page's default), as a 60 s scan (the length the page asks for when rr is wanted), as a 120 s scan and as a
+175 s scan (the longest the page records). Then the hosted page's own scan of each 175 s trace: its first 30 s;
+when those give no heart rate because the pulse was weak or moved, its first 60 s, then its first 120 s and then
+the whole 175 s, each while the one before gave no heart rate for the same reasons; when the 30 s give a heart
+rate but no breathing rate (vital_scan.scan_on), the first 60 s with each metric they lack taken from the first
+30 s (the page records on while a trace is measured, web/vital-scan.js CAPTURES_MS).
 
 Printed per level and per skin tone: the share of scans where each metric is reported, its mean absolute
 error, and the count of confident wrong numbers: hr more than HR_WRONG bpm off, rr more than RR_WRONG
@@ -33,6 +33,7 @@ from support.rppg_synthetic import HR_WRONG, RMSSD_TOLERANCE, RR_WRONG, SDNN_TOL
 
 TRACES = 1000
 PAGE_EXTENDS_FOR = ("weak", "motion")  # web/vital-scan.js EXTEND_FOR: the retry reasons a longer trace may fix
+PAGE_CAPTURES = (30.0, 60.0, 120.0, 175.0)  # web/vital-scan.js CAPTURES_MS: the page's scan and each it goes on to
 IMAGES = ROOT / "docs" / "images"
 
 
@@ -77,11 +78,11 @@ def _row(seed: int, case, metrics: dict | None, cpu: float = 0.0) -> dict:
 
 
 def _page(seed: int, case, whole: dict, quality: dict) -> tuple[dict, dict]:
-    """(the first 30 s of a 120 s trace, the hosted page's scan of it), for a session with every try left: the page
-    sends its first 30 s; when they give no heart rate for a reason in PAGE_EXTENDS_FOR, its first 60 s, and when
-    those too give none for such a reason, the whole trace (`whole`: its row, `quality`: its quality); when the 30 s
-    are answered scanOn, the first 60 s merged with them as the service does. The scan's `extended` is None, "hr"
-    or "rr"; `seconds`: what the page recorded."""
+    """(the first 30 s of a 175 s trace, the hosted page's scan of it), for a session with every try left: the page
+    sends its first 30 s; while a trace gives no heart rate for a reason in PAGE_EXTENDS_FOR, the next of
+    PAGE_CAPTURES, the last being the whole trace (`whole`: its row, `quality`: its quality); when the 30 s are
+    answered scanOn, the first 60 s merged with them as the service does. The scan's `extended` is None, "hr" or
+    "rr"; `seconds`: what the page recorded."""
     import bisect
 
     from wellness_api.vital_scan import scan_on
@@ -91,17 +92,22 @@ def _page(seed: int, case, whole: dict, quality: dict) -> tuple[dict, dict]:
         k = bisect.bisect_right(case.t, seconds * 1000.0)
         return *pipeline.assess(case.fps, case.t[:k], case.rgb[:k]), k
 
-    metrics, head_quality, k = first(30.0)
+    def extends(metrics: dict | None, quality: dict) -> bool:
+        return "hr" not in (metrics or {}) and quality.get("reason") in PAGE_EXTENDS_FOR
+
+    metrics, head_quality, k = first(PAGE_CAPTURES[0])
     head = _row(seed, case, metrics)
-    if "hr" not in (metrics or {}) and head_quality.get("reason") in PAGE_EXTENDS_FOR:
-        minute, minute_quality, _ = first(60.0)
-        if "hr" not in (minute or {}) and minute_quality.get("reason") in PAGE_EXTENDS_FOR:
-            return head, {**whole, "extended": "hr", "seconds": 120.0}
-        return head, {**_row(seed, case, minute), "extended": "hr", "seconds": 60.0}
+    if extends(metrics, head_quality):
+        for seconds in PAGE_CAPTURES[1:-1]:
+            part, part_quality, _ = first(seconds)
+            if not extends(part, part_quality):
+                return head, {**_row(seed, case, part), "extended": "hr", "seconds": seconds}
+        return head, {**whole, "extended": "hr", "seconds": PAGE_CAPTURES[-1]}
     if scan_on.wanted(metrics, case.t[:k]):
-        minute, _, _ = first(60.0)
-        return head, {**_row(seed, case, scan_on.merge(metrics, minute)), "extended": "rr", "seconds": 60.0}
-    return head, {**head, "extended": None, "seconds": 30.0}
+        minute, _, _ = first(PAGE_CAPTURES[1])
+        return head, {**_row(seed, case, scan_on.merge(metrics, minute)), "extended": "rr",
+                      "seconds": PAGE_CAPTURES[1]}
+    return head, {**head, "extended": None, "seconds": PAGE_CAPTURES[0]}
 
 
 def _summary(rows: list[dict]) -> dict:
@@ -133,12 +139,13 @@ def _line(label: str, s: dict) -> str:
 
 
 def _page_line(label: str, scans: list[dict]) -> str:
-    """_line, then the share of scans the page extended past 30 s (all, for rr, and on to 120 s) and the mean
-    seconds captured."""
+    """_line, then the share of scans the page extended past 30 s (all, and for rr), took on to 120 s or more and
+    on to 175 s, and the mean seconds captured."""
     scans = scans or [{"extended": None, "seconds": 30.0}]
     return (_line(label, _summary(scans)) + f" {statistics.fmean(r['extended'] is not None for r in scans):9.0%}"
             f" {statistics.fmean(r['extended'] == 'rr' for r in scans):7.0%}"
-            f" {statistics.fmean(r['seconds'] == 120.0 for r in scans):7.0%}"
+            f" {statistics.fmean(r['seconds'] >= PAGE_CAPTURES[2] for r in scans):7.0%}"
+            f" {statistics.fmean(r['seconds'] == PAGE_CAPTURES[-1] for r in scans):7.0%}"
             f" {statistics.fmean(r['seconds'] for r in scans):8.1f}")
 
 
@@ -157,11 +164,11 @@ def main(n: int = TRACES) -> None:
     print("(hr, rr, hrv: share of scans reporting it; MAE over those; >10, >3, >tol: reported values more than"
           f" 10 bpm, 3 breaths/min, or SDNN {SDNN_TOLERANCE:g} ms / RMSSD {RMSSD_TOLERANCE:g} ms off)")
     cpu, results, pages = [], {}, {}
-    for seconds in (30.0, 60.0, 120.0):
+    for seconds in PAGE_CAPTURES:
         print(f"\n-- {seconds:.0f} s scans")
         print(HEADER)
         for level in rppg_synthetic.LEVELS:
-            pages[level] = [] if seconds == 120.0 else None
+            pages[level] = [] if seconds == PAGE_CAPTURES[-1] else None
             rows = _run(level, n, seconds, pages[level])
             results[(level, seconds)] = rows
             cpu += [r["cpu"] for r in rows]
@@ -173,9 +180,9 @@ def main(n: int = TRACES) -> None:
                 if s[name]:
                     print(f"  {name} (seed, truth, reported): {s[name][:12]}")
     print("\n-- the hosted page's scan: 30 s, on to 60 s when the 30 s give no hr for a weak pulse or movement, or hr"
-          " but no rr, and on to 120 s when the 60 s too give no hr for a weak pulse or movement (the first 30 s and"
-          " 60 s of each 120 s trace above, then the whole trace)")
-    print(HEADER + f" {'extended':>9} {'for rr':>7} {'120 s':>7} {'seconds':>8}")
+          " but no rr, then on to 120 s and to 175 s while each gives no hr for a weak pulse or movement (the first"
+          " 30, 60 and 120 s of each 175 s trace above, then the whole trace)")
+    print(HEADER + f" {'extended':>9} {'for rr':>7} {'120 s':>7} {'175 s':>7} {'seconds':>8}")
     for level in rppg_synthetic.LEVELS:
         heads, scans = [head for head, _ in pages[level]], [scan for _, scan in pages[level]]
         head, page = _summary(heads), _summary(scans)

@@ -30,7 +30,7 @@
 //   body's {frames, seconds, extends, recording} (extends: the body before it is its beginning, frame for
 //   frame; recording: the body says the camera is still recording).
 // --answer-retry REASON (with --expect-retry): the first measurement is answered here, as the server would answer
-//   a session's second "try again": {"status": "in_progress", "retry": REASON, "retriesLeft": 0}. After Try again the
+//   a session's last "try again": {"status": "in_progress", "retry": REASON, "retriesLeft": 0}. After Try again the
 //   driver waits for the last try's capture to begin (lastTry: its message and guidance), then exits.
 // Either way it waits for the navigation to --return-origin, which it answers itself (route), so no
 // https server is needed. Requests to any other non-loopback host are aborted and recorded in offHost.

@@ -8,18 +8,20 @@ import * as faceapi from '@vladmandic/face-api'
 
 const API = '/api/hosted/vital-scan'
 const MODELS = '/vital-scan/models'
-const CAPTURE_MS = 30000 // the capture; the server needs at least 15 s
-// When the server answers a 30 s trace "try again" because the pulse was too weak or too much of it moved, the
-// camera is still recording: the same capture goes on to LONG_CAPTURE_MS and the whole trace is sent again, and
-// when that minute is answered the same while the session has a try left, on to LONGEST_CAPTURE_MS (a weak pulse
-// stands out of the camera's noise the longer it is watched; a dark room or a short trace needs a change, not more
-// of the same). A session's last try records LONG_CAPTURE_MS at once.
+// The capture (the server needs at least 15 s) and each length it may go on to. When the server answers a 30 s
+// trace "try again" because the pulse was too weak or too much of it moved, the camera is still recording: the
+// same capture goes on to the next length and the whole trace is sent again, and so on while the answer is the
+// same and the session has a try left, up to LONGEST_CAPTURE_MS (a weak pulse stands out of the camera's noise the
+// longer it is watched; a dark room or a short trace needs a change, not more of the same). A session's last try
+// records LONG_CAPTURE_MS at once.
 // The 30 s trace says the camera is still recording (recording: true). When it gives a heart rate but no
 // breathing rate, the server answers scanOn "rr" (vital_scan.scan_on): the same capture goes on to
 // LONG_CAPTURE_MS, and the whole trace completes the session with both parts' metrics. A problem while scanning
 // on (movement, the face lost) sends what was recorded at once: the heart rate is already there.
-const LONG_CAPTURE_MS = 60000
-const LONGEST_CAPTURE_MS = 120000 // the engine reads up to 180 s (vital_scan.rppg.limits.MAX_SECONDS)
+const CAPTURES_MS = [30000, 60000, 120000, 175000] // the engine reads up to 180 s (vital_scan.rppg.limits.MAX_SECONDS)
+const [CAPTURE_MS, LONG_CAPTURE_MS, LONGER_CAPTURE_MS] = CAPTURES_MS
+const LONGEST_CAPTURE_MS = CAPTURES_MS[CAPTURES_MS.length - 1]
+const nextCapture = (ms) => CAPTURES_MS.find((c) => c > ms) || LONGEST_CAPTURE_MS
 const EXTEND_FOR = { weak: 'extendWeak', motion: 'extendMotion' }
 const SCAN_ON_FOR = { rr: 'scanOnRr' }
 const LONG_TRACE_MS = 50000 // a trace this long had its minute: no breathing rate then is not for want of time
@@ -40,7 +42,7 @@ const TEXT = {
   en: {
     title: 'Vital Scan',
     loading: 'Loading…',
-    intro: 'This scan uses your camera for 30 seconds to 2 minutes to estimate your heart rate, breathing rate and other vital signs. Sit still in good light with your face inside the oval.',
+    intro: 'This scan uses your camera for 30 seconds to 3 minutes to estimate your heart rate, breathing rate and other vital signs. Sit still in good light with your face inside the oval.',
     privacy: 'No video or picture leaves your device: only the average skin colour of your face, frame by frame.',
     start: 'Start scan', retry: 'Try again', finish: 'Finish now', continue: 'Continue', exit: 'Exit',
     progress: 'Progress',
@@ -54,6 +56,7 @@ const TEXT = {
     measuring: 'Measuring. Hold still and keep your face in the oval.',
     measuringLong: 'Measuring for about a minute. Hold still and keep your face in the oval.',
     measuringLonger: 'Measuring for about 2 minutes. Hold still and keep your face in the oval.',
+    measuringLongest: 'Measuring for about 3 minutes. Hold still and keep your face in the oval.',
     extendWeak: (s) => `The pulse signal is weak: the scan goes on for ${s} more seconds. Hold still.`,
     extendMotion: (s) => `There was some movement: the scan goes on for ${s} more seconds. Hold still.`,
     scanOnRr: 'Heart rate measured. The scan goes on for 30 more seconds to measure your breathing rate. Hold still.',
@@ -91,7 +94,7 @@ const TEXT = {
   'zh-Hant': {
     title: '生命體徵掃描',
     loading: '載入中…',
-    intro: '此掃描會使用您的相機 30 秒至 2 分鐘，以估算您的心率、呼吸頻率及其他生命體徵。請在光線充足處坐定，並讓臉部位於橢圓框內。',
+    intro: '此掃描會使用您的相機 30 秒至 3 分鐘，以估算您的心率、呼吸頻率及其他生命體徵。請在光線充足處坐定，並讓臉部位於橢圓框內。',
     privacy: '影片或相片不會離開您的裝置，只會傳送每一格畫面中臉部皮膚的平均顏色。',
     start: '開始掃描', retry: '再試一次', finish: '立即完成', continue: '繼續', exit: '離開',
     progress: '進度',
@@ -105,6 +108,7 @@ const TEXT = {
     measuring: '測量中，請保持不動，並讓臉部留在橢圓框內。',
     measuringLong: '測量約需 1 分鐘，請保持不動，並讓臉部留在橢圓框內。',
     measuringLonger: '測量約需 2 分鐘，請保持不動，並讓臉部留在橢圓框內。',
+    measuringLongest: '測量約需 3 分鐘，請保持不動，並讓臉部留在橢圓框內。',
     extendWeak: (s) => `脈搏訊號微弱：掃描將再延長 ${s} 秒，請保持不動。`,
     extendMotion: (s) => `剛才有些晃動：掃描將再延長 ${s} 秒，請保持不動。`,
     scanOnRr: '已測得心率。掃描將再延長 30 秒以測量呼吸頻率，請保持不動。',
@@ -141,7 +145,7 @@ const TEXT = {
   'zh-Hans': {
     title: '生命体征扫描',
     loading: '加载中…',
-    intro: '此扫描会使用您的摄像头 30 秒至 2 分钟，以估算您的心率、呼吸频率及其他生命体征。请在光线充足处坐好，并让脸部位于椭圆框内。',
+    intro: '此扫描会使用您的摄像头 30 秒至 3 分钟，以估算您的心率、呼吸频率及其他生命体征。请在光线充足处坐好，并让脸部位于椭圆框内。',
     privacy: '视频或照片不会离开您的设备，只会发送每一帧画面中脸部皮肤的平均颜色。',
     start: '开始扫描', retry: '再试一次', finish: '立即完成', continue: '继续', exit: '退出',
     progress: '进度',
@@ -155,6 +159,7 @@ const TEXT = {
     measuring: '测量中，请保持不动，并让脸部留在椭圆框内。',
     measuringLong: '测量约需 1 分钟，请保持不动，并让脸部留在椭圆框内。',
     measuringLonger: '测量约需 2 分钟，请保持不动，并让脸部留在椭圆框内。',
+    measuringLongest: '测量约需 3 分钟，请保持不动，并让脸部留在椭圆框内。',
     extendWeak: (s) => `脉搏信号微弱：扫描将再延长 ${s} 秒，请保持不动。`,
     extendMotion: (s) => `刚才有些晃动：扫描将再延长 ${s} 秒，请保持不动。`,
     scanOnRr: '已测得心率。扫描将再延长 30 秒以测量呼吸频率，请保持不动。',
@@ -408,7 +413,7 @@ function sample(regions) {
 // Records the skin colour of each frame; at `goal` ms it hands its trace to onTrace(trace, more). more: the goal is
 // short of `upTo`, the recording goes on meanwhile and the page may extend() the goal; it stops at `upTo`, never
 // past LONGEST_CAPTURE_MS. extend(true): scanning on for a metric the first part lacks; a problem then hands what
-// was recorded at once. extend(false, true): the minute may go on to LONGEST_CAPTURE_MS in its turn.
+// was recorded at once. extend(false, true): the next length may go on to the one after it in its turn.
 class Scan {
   constructor(onTrace, goal) {
     this.onTrace = onTrace
@@ -430,8 +435,8 @@ class Scan {
   reset() { this.t = []; this.rgb = []; this.startedAt = null; this.handed = false; this.scanningOn = false; this.goodFrames = this.firstFrames = 0 }
 
   extend(scanningOn = false, further = false) {
-    this.goal = this.goal < LONG_CAPTURE_MS ? LONG_CAPTURE_MS : LONGEST_CAPTURE_MS
-    this.upTo = further && this.goal < LONGEST_CAPTURE_MS ? LONGEST_CAPTURE_MS : this.goal
+    this.goal = nextCapture(this.goal)
+    this.upTo = further ? nextCapture(this.goal) : this.goal
     this.handed = false
     this.scanningOn = scanningOn
   }
@@ -554,7 +559,8 @@ class Scan {
     if (this.startedAt === null) {
       this.startedAt = at
       el.message.textContent = ''
-      guide(this.goal >= LONGEST_CAPTURE_MS ? 'measuringLonger' : this.goal >= LONG_CAPTURE_MS ? 'measuringLong' : 'measuring', 'ok')
+      guide(this.goal >= LONGEST_CAPTURE_MS ? 'measuringLongest' : this.goal >= LONGER_CAPTURE_MS ? 'measuringLonger'
+        : this.goal >= LONG_CAPTURE_MS ? 'measuringLong' : 'measuring', 'ok')
     }
     this.t.push(at)
     this.rgb.push(rgb)

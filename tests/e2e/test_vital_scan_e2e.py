@@ -71,7 +71,7 @@ def test_partner_creates_user_scans_partner_reads_result(api, tenant):
     retries, done = measure_until_done(api, scan, trace())
     assert done.status_code == 200, done.text
     assert done.json()["status"] == "completed" and done.json()["metrics"] is None
-    assert len(retries) == service.MAX_RETRIES  # a flat trace supports nothing: the page was told twice to retry
+    assert len(retries) == service.MAX_RETRIES  # a flat trace supports nothing: the page was told each time to retry
     error_of(api("POST", f"{HOSTED}/start", headers=scan), 410)
 
     time.sleep(5.1)  # the per-session poll interval

@@ -66,7 +66,7 @@ def test_full_flow_created_in_progress_completed(http, partner):
     assert response.status_code == 200 and response.headers["x-request-id"]
     created = response.json
     assert created == {"status": "created", "locale": "zh-TW", "expiresAt": created["expiresAt"],
-                       "returnUrl": f"{ORIGIN}/back?x=1", "retriesLeft": 2}
+                       "returnUrl": f"{ORIGIN}/back?x=1", "retriesLeft": service.MAX_RETRIES}
     assert "ratelimit-limit" not in response.headers  # hosted calls do not spend the partner's rate
 
     started = http.post(f"{HOSTED}/start", headers=scan)
@@ -86,9 +86,9 @@ def test_full_flow_created_in_progress_completed(http, partner):
     assert exited.json == {"redirectUrl": f"{ORIGIN}/back?x=1&vital_scan_session_id={sid}&status=exited"}
     assert partner_view(http, partner, sid)["status"] == "in_progress"
 
-    # A trace that supports nothing: the page is told what to change, twice, and the third scan completes
-    # (retriesLeft 0 tells the page that its next trace is the last).
-    for left in (1, 0):
+    # A trace that supports nothing: the page is told what to change MAX_RETRIES times, and the next scan
+    # completes (retriesLeft 0 tells the page that its next trace is the last).
+    for left in reversed(range(service.MAX_RETRIES)):
         again = http.post(f"{HOSTED}/measurement", json=trace(), headers=scan)
         assert again.status_code == 200 and again.json == {"status": "in_progress", "retry": "weak", "retriesLeft": left}
         # A page opened again (a reload) reads the same count, so its last scan is long too.

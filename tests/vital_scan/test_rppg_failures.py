@@ -120,6 +120,18 @@ KNOWN_WRONG = [
     ("moderate", 30, 1112266), ("moderate", 30, 1113955), ("moderate", 30, 1120787), ("moderate", 30, 1120988),
     ("moderate", 30, 1121845), ("moderate", 60, 1113478), ("moderate", 60, 1122953),
     ("hard", 60, 1120940), ("hard", 60, 1122896), ("hard", 60, 1131901), ("hard", 60, 1140928),
+    # the 4,000 fresh hard 175 s scans that set the page's longest capture: the beamformer above 90 bpm (127.3 -> 115.7)
+    ("hard", 175, 1152558),
+]
+
+# The same on the hosted page's scan (bench/vital_scan_accuracy.py _page) of fresh 175 s traces, outside the bench:
+# (level, seconds the page sent, seed of the 175 s trace). 7,000 such scans (hard seeds 1160000-1163999, moderate
+# 1160000-1162999) read 12 wrong, on the first 30, 60 or 120 s of the trace; none on the whole 175 s.
+PAGE_KNOWN_WRONG = [
+    ("moderate", 30, 1162181), ("moderate", 30, 1162617), ("moderate", 120, 1161912),
+    ("hard", 30, 1160127), ("hard", 30, 1162182), ("hard", 30, 1162633), ("hard", 30, 1163316),
+    ("hard", 60, 1161815), ("hard", 60, 1163238), ("hard", 60, 1163914),
+    ("hard", 120, 1160452), ("hard", 120, 1160620),
 ]
 
 # breathing rates once reported more than 3 breaths/min off
@@ -177,6 +189,15 @@ def _gates_alone(case, projection):
 def test_a_known_wrong_rate_outside_the_bench_is_right_or_omitted(level, seconds, seed):
     case = bench_case(level, seconds, seed)
     result = measure(case)
+    assert "hr" not in result or abs(result["hr"] - case.truth.hr) <= HR_WRONG
+
+
+@pytest.mark.xfail(strict=True, reason="a wrong heart rate no gate sets apart yet (PAGE_KNOWN_WRONG)")
+@pytest.mark.parametrize(("level", "seconds", "seed"), PAGE_KNOWN_WRONG)
+def test_a_known_wrong_rate_of_the_page_is_right_or_omitted(level, seconds, seed):
+    case = bench_case(level, 175, seed)
+    sent = int(np.searchsorted(case.t, seconds * 1000.0, side="right"))
+    result = pipeline.measure(case.fps, case.t[:sent], case.rgb[:sent]) or {}
     assert "hr" not in result or abs(result["hr"] - case.truth.hr) <= HR_WRONG
 
 

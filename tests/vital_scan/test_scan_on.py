@@ -12,6 +12,7 @@ from tests.vital_scan.test_routes import assert_error, spent
 from wellness_api.vital_scan import repository as repo
 from wellness_api.vital_scan import scan_on
 from wellness_api.vital_scan.engine import Trace
+from wellness_api.vital_scan.models import MAX_RETRIES
 from wellness_api.vital_scan.rppg import RppgEngine
 
 # Moderate 60 s traces whose first 30 s give a heart rate but no breathing rate. 502: the whole minute gives both.
@@ -96,7 +97,7 @@ def test_the_page_scans_on_for_rr_and_the_whole_trace_completes_with_both(http, 
     response = post(http, scan, head, recording=True)
     assert response.status_code == 200 and response.json == {"status": "in_progress", "scanOn": "rr"}
     # No retry is spent, nothing is shown: not to the page, not to the partner.
-    assert http.get(f"{HOSTED}/session", headers=scan).json["retriesLeft"] == 2
+    assert http.get(f"{HOSTED}/session", headers=scan).json["retriesLeft"] == MAX_RETRIES
     view = partner_view(http, partner, sid)
     assert view["status"] == "in_progress" and view["metrics"] is None
     kept = stored(partner, sid)["scanOnFirst"]
@@ -136,7 +137,7 @@ def test_a_new_capture_is_measured_on_its_own(http, partner):
     assert post(http, scan, head, recording=True).json["scanOn"] == "rr"
     other = {**whole, "rgb": [[r + 0.5, g, b] for r, g, b in whole["rgb"]]}
     response = post(http, scan, other)
-    assert response.json == {"status": "in_progress", "retry": "weak", "retriesLeft": 1}
+    assert response.json == {"status": "in_progress", "retry": "weak", "retriesLeft": MAX_RETRIES - 1}
     assert "scanOnFirst" in stored(partner, sid)  # still there for the capture it belongs to
     assert post(http, scan, whole).json["metrics"] == {**measure(head), **measure(whole)}
 
@@ -158,7 +159,7 @@ def test_without_recording_or_with_the_breathing_rate_a_trace_completes_at_once(
 def test_a_trace_without_a_heart_rate_is_answered_try_again_while_recording(http, partner):
     _, scan = started(http, partner)
     response = post(http, scan, trace(seconds=30), recording=True)
-    assert response.json == {"status": "in_progress", "retry": "weak", "retriesLeft": 1}
+    assert response.json == {"status": "in_progress", "retry": "weak", "retriesLeft": MAX_RETRIES - 1}
 
 
 def test_scan_on_is_answered_at_most_once_per_try(http, partner):

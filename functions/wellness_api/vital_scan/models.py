@@ -22,7 +22,8 @@ UNFINISHED = (CREATED, IN_PROGRESS)
 
 LOCALES = ("en", "zh", "zh-Hant", "zh-Hans", "zh-TW")
 DEFAULT_LOCALE = "en"
-MAX_RETRIES = 2  # scans of one session answered "try again" before one completes with whatever it supports
+MAX_RETRIES = 3  # scans of one session answered "try again" before one completes with whatever it supports:
+# enough for the hosted page to take a weak pulse from 30 s on to 60, 120 and 175 s (web/vital-scan.js CAPTURES_MS)
 MAX_USER_ID_LENGTH = 128
 MAX_RETURN_URL_LENGTH = 2048
 _USER_ID = re.compile(r"[A-Za-z0-9._:@+\-]+")
