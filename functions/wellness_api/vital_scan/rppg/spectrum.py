@@ -264,6 +264,14 @@ def prominence(freqs: np.ndarray, power: np.ndarray, f0: float) -> float:
     return float(power[near].max() / np.median(noise))
 
 
+def share_at(freqs: np.ndarray, power: np.ndarray, f: float, f0: float, width: float = WELCH_WIDTH) -> float:
+    """The highest power within `width` of f over the highest within `width` of f0 (0 when f0 has none)."""
+    at, of = np.abs(freqs - f) <= width, np.abs(freqs - f0) <= width
+    if not at.any() or not of.any() or power[of].max() <= 0:
+        return 0.0
+    return float(power[at].max() / power[of].max())
+
+
 def rival(freqs: np.ndarray, power: np.ndarray, f0: float, gap: float = RIVAL_GAP) -> float:
     """The strongest power in the pulse band farther than `gap` from f0, 2 f0 and f0 / 2, over the peak's
     (the highest bin within PROMINENCE_WIDTH of f0). Noise has a rival of about its own size (the two largest
