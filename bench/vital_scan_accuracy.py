@@ -70,10 +70,12 @@ def _run(level: str, n: int, seconds: float, page: list[tuple[dict, dict]] | Non
     return rows
 
 
-def _row(seed: int, case, metrics: dict | None, cpu: float = 0.0) -> dict:
+def _row(seed: int, case, metrics: dict | None, cpu: float = 0.0, seconds: float | None = None) -> dict:
+    """A scan's row; `seconds`: of the trace's first seconds only, against their own truth (their beats' SDNN)."""
     metrics = metrics or {}
     indices = metrics.get("hrv_indices", {})
-    return {"seed": seed, "skin": case.skin, "cpu": cpu, "truth": case.truth, "metrics": metrics, "hr": metrics.get("hr"),
+    truth = case.truth if seconds is None else case.truth.until(seconds)
+    return {"seed": seed, "skin": case.skin, "cpu": cpu, "truth": truth, "metrics": metrics, "hr": metrics.get("hr"),
             "rr": metrics.get("rr"), "sdnn": indices.get("SDNN"), "rmssd": indices.get("RMSSD")}
 
 
@@ -96,16 +98,16 @@ def _page(seed: int, case, whole: dict, quality: dict) -> tuple[dict, dict]:
         return "hr" not in (metrics or {}) and quality.get("reason") in PAGE_EXTENDS_FOR
 
     metrics, head_quality, k = first(PAGE_CAPTURES[0])
-    head = _row(seed, case, metrics)
+    head = _row(seed, case, metrics, seconds=PAGE_CAPTURES[0])
     if extends(metrics, head_quality):
         for seconds in PAGE_CAPTURES[1:-1]:
             part, part_quality, _ = first(seconds)
             if not extends(part, part_quality):
-                return head, {**_row(seed, case, part), "extended": "hr", "seconds": seconds}
+                return head, {**_row(seed, case, part, seconds=seconds), "extended": "hr", "seconds": seconds}
         return head, {**whole, "extended": "hr", "seconds": PAGE_CAPTURES[-1]}
     if scan_on.wanted(metrics, case.t[:k]):
         minute, _, _ = first(PAGE_CAPTURES[1])
-        return head, {**_row(seed, case, scan_on.merge(metrics, minute)), "extended": "rr",
+        return head, {**_row(seed, case, scan_on.merge(metrics, minute), seconds=PAGE_CAPTURES[1]), "extended": "rr",
                       "seconds": PAGE_CAPTURES[1]}
     return head, {**head, "extended": None, "seconds": PAGE_CAPTURES[0]}
 

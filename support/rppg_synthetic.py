@@ -98,10 +98,17 @@ class Truth:
     rr: float  # breaths/min
     sdnn: float  # ms, of the generated beats inside the trace
     ibi: np.ndarray  # s
+    first: float = 0.0  # s, the first of those beats
 
     @property
     def rmssd(self) -> float:
         return float(np.sqrt(np.mean(np.diff(self.ibi * 1000.0) ** 2))) if len(self.ibi) > 2 else float("nan")
+
+    def until(self, seconds: float) -> "Truth":
+        """The truth of the trace's first `seconds` (the beats that end by then): what a scan of them should find."""
+        ibi = self.ibi[self.first + np.cumsum(self.ibi) <= seconds]
+        return Truth(hr=float(60.0 / ibi.mean()), rr=self.rr, sdnn=float(np.std(ibi * 1000, ddof=1)), ibi=ibi,
+                     first=self.first)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -226,7 +233,8 @@ def generate(hr: float, rr: float, level: str = "clean", seconds: float = 30.0, 
     colour = np.round(colour * 64) / 64  # the mean of many 8-bit pixels: fine, but not continuous
     inside = (beats[:-1] >= 0) & (beats[1:] <= t[-1])
     ibi = np.diff(beats)[inside]
-    truth = Truth(hr=float(60.0 / ibi.mean()), rr=float(rr), sdnn=float(np.std(ibi * 1000, ddof=1)), ibi=ibi)
+    truth = Truth(hr=float(60.0 / ibi.mean()), rr=float(rr), sdnn=float(np.std(ibi * 1000, ddof=1)), ibi=ibi,
+                  first=float(beats[:-1][inside][0]))
     return Synthetic(fps=fps, t=[float(x) for x in t * 1000.0], rgb=colour.tolist(), truth=truth, bursts=bursts,
                      skin=skin)
 

@@ -284,6 +284,15 @@ def test_a_synthetic_scan_past_a_minute_moves_as_often_per_minute(seconds, burst
     assert all(0 < start < end < seconds for start, end in case.bursts)
 
 
+def test_the_truth_of_a_scan_s_first_seconds_is_their_own_beats():
+    """The bench measures the page's 30 s of a 175 s trace against the beats of those 30 s: the same seed's beats
+    begin alike whatever the length, so they are the truth of the 30 s trace."""
+    long, short = synthetic.bench_case("clean", 175, 2857), synthetic.bench_case("clean", 30, 2857)
+    head = long.truth.until(30)
+    assert head.sdnn == pytest.approx(short.truth.sdnn) and head.hr == pytest.approx(short.truth.hr)
+    assert len(head.ibi) == len(short.truth.ibi) and abs(head.sdnn - long.truth.sdnn) > 5
+
+
 def test_unmeasurable_fields_are_never_produced():
     for seed in range(3):
         result = measure(synthetic.generate(60 + 30 * seed, 16, "clean", seed=seed)) or {}

@@ -183,8 +183,10 @@ BEAMFORMED_SLOW_MAX_RIVAL, BEAMFORMED_SLOW_PBV_RIVAL = 0.3, 0.5
 # noise out, does not. Twice a slow pulse on dark skin passed every other gate on moderate 30, 60, 120 and 175 s scans
 # (1120988, 1122953, 1143801 and the bench's 2830: PBV's power at the half 1.35-2.08 times that at the peak). Of 417
 # right beamformer readings at 90 bpm or more on fresh scans (seeds 1190000+: moderate and hard 120 and 175 s) the
-# floor refuses 2 (1.19 and 1.31: sway at half a fast pulse on dark skin); on 3,000 scans never used before (seeds
-# 1200000-1201499, moderate and hard 175 s) 3 right ones (hard, 1.13-1.21) and none of 1,396 moderate readings.
+# floor refuses 2 (1.19 and 1.31: sway at half a fast pulse); on 6,000 scans never used before (seeds
+# 1200000-1201499, moderate and hard 120 and 175 s) 8 right hard ones (1.13-1.58, a fifth to a third of a percent of
+# those scans: the PBV pulse's half rate is sway's band) and no moderate one. No cleaner line was found: the harmonics
+# reach down to 1.35. A wrong rate is worse than none (issue 27), so the floor is where the PBV pulse says "half".
 BEAMFORMED_PBV_HALF = 1.0
 DARK = 40.0  # mean colour (0-255) below which a failed trace is put down to too little light
 MOVING = 0.75  # share of the trace kept after motion masking below which a failure is put down to motion
