@@ -167,6 +167,11 @@ RR_FAILURES = [
     ("hard", 120, 2342),
 ]
 
+# Breathing rates the gates still read more than 3/min off, on the bench's hard 175 s scans (2 of 180 read: 1.1 %, over
+# the 1 % issue 27 allows; docs/vital-scan.md): 17.5 -> 21.4 on type IV, and 12.2 -> 7.8 on type VI with no heart
+# rate, which the page's scan of that trace reports alone. Strict expected failures, as KNOWN_WRONG.
+RR_KNOWN_WRONG = [("hard", 175, 2140), ("hard", 175, 2688)]
+
 # The same on the hosted page's first minute of a 2-minute trace (scanning on for rr): 16.0 -> 9.3 (14.7 in the run)
 RR_FAILURES_FIRST_MINUTE = [("hard", 120, 2313)]
 
@@ -246,6 +251,14 @@ def test_a_pos_reading_the_pbv_pulse_does_not_show_is_no_heart_rate(level, secon
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), RR_FAILURES)
 def test_rr_found_wrong_is_now_right_or_omitted(level, seconds, seed):
+    case = bench_case(level, seconds, seed)
+    result = measure(case)
+    assert "rr" not in result or abs(result["rr"] - case.truth.rr) <= RR_WRONG
+
+
+@pytest.mark.xfail(strict=True, reason="a wrong breathing rate no gate sets apart yet (RR_KNOWN_WRONG)")
+@pytest.mark.parametrize(("level", "seconds", "seed"), RR_KNOWN_WRONG)
+def test_a_known_wrong_breathing_rate_is_right_or_omitted(level, seconds, seed):
     case = bench_case(level, seconds, seed)
     result = measure(case)
     assert "rr" not in result or abs(result["rr"] - case.truth.rr) <= RR_WRONG

@@ -8,8 +8,8 @@ whole trace, each one the whole trace lacks taken from the first part (a longer 
 its first 30 s had). The first part counts only when the whole trace begins with it frame for frame: a new
 capture (a reload, a restart) is measured on its own.
 
-On the bench's moderate traces the page's scan reads rr on 68 % of scans, their first 30 s alone on 27 %; on clean
-traces 98 % against 78 % (bench/vital_scan_accuracy.py, the page's table; figures at f2a748c in docs/figures.md).
+On the bench's moderate traces the page's scan reads rr on 66 % of scans, their first 30 s alone on 25 %; on clean
+traces 98 % against 78 % (bench/vital_scan_accuracy.py, the page's table; figures at 0fa566a in docs/figures.md).
 """
 
 import hashlib
