@@ -56,6 +56,15 @@ def seeded_with_players(emulators):
     return tenant
 
 
+@pytest.mark.parametrize("days_on", range(7))
+def test_the_demo_plays_begin_four_weeks_back_on_any_weekday(days_on):
+    """The plays' first day has a play whatever weekday it is (on 2026-11-28 no one else played on the two first)."""
+    with clock.shifted(dt.timedelta(days=days_on)):
+        for players in range(1, 13):
+            days = [d for d in range(demo.PLAY_DAYS + 1) if any(demo._plays_on(d, n) for n in range(players))]
+            assert max(days) == demo.PLAY_DAYS and min(days) == 0
+
+
 def test_the_demo_world_has_four_weeks_of_plays_by_several_players(seeded_with_players):
     client_id = seeded_with_players.client_id
     plays = _plays(client_id)

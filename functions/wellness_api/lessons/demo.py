@@ -156,9 +156,10 @@ PLAYS_PER_BATCH = 150  # 3 writes each: the play, and its day and lifetime rollu
 
 def _plays_on(days_ago: int, number: int) -> bool:
     """Whether demo player `number` plays a lesson `days_ago` days back: about half of them on a weekday, a
-    fifth at weekends; the first player always today (the marker that the plays are seeded)."""
+    fifth at weekends; the first player always today (the marker that the plays are seeded) and on the first day,
+    so that the plays span the four weeks whatever weekdays those are (on some dates no one else plays then)."""
     weekend = (clock.now() - dt.timedelta(days=days_ago)).weekday() >= 5
-    return (days_ago == 0 and number == 0) or (days_ago * 7 + number * 3) % 10 < (2 if weekend else 5)
+    return (days_ago in (0, PLAY_DAYS) and number == 0) or (days_ago * 7 + number * 3) % 10 < (2 if weekend else 5)
 
 
 def _seed_plays(client: Client) -> None:
