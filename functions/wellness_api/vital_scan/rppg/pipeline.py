@@ -315,14 +315,19 @@ def _pbv_shows(pbv_pulse: tuple[np.ndarray, np.ndarray], hz: float, fs: float, q
     return rival <= PBV_SHOWS_MAX_RIVAL
 
 
-def _pbv_rival(pbv_pulse: tuple[np.ndarray, np.ndarray], hz: float, fs: float) -> float | None:
-    """The PBV pulse's strongest power farther than PBV_SHOWS_GAP from hz, its double and its half, over the power at
-    hz; None for a PBV pulse too masked to say."""
+def _pbv_spectrum(pbv_pulse: tuple[np.ndarray, np.ndarray], fs: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The PBV pulse's power spectrum; None for a PBV pulse too masked to say (under MIN_SECONDS kept)."""
     raw, kept = pbv_pulse
     if kept.sum() < MIN_SECONDS * fs:
         return None
-    freqs, power = spectrum.power_spectrum(_wave(raw, kept), fs)
-    return round(spectrum.rival(freqs, power, hz, PBV_SHOWS_GAP), 3)
+    return spectrum.power_spectrum(_wave(raw, kept), fs)
+
+
+def _pbv_rival(pbv_pulse: tuple[np.ndarray, np.ndarray], hz: float, fs: float) -> float | None:
+    """The PBV pulse's strongest power farther than PBV_SHOWS_GAP from hz, its double and its half, over the power at
+    hz; None for a PBV pulse too masked to say."""
+    spectral = _pbv_spectrum(pbv_pulse, fs)
+    return None if spectral is None else round(spectrum.rival(*spectral, hz, PBV_SHOWS_GAP), 3)
 
 
 def _second_opinion(uniform: np.ndarray, pbv_pulse: tuple[np.ndarray, np.ndarray], fs: float, q: dict[str, Any],
@@ -351,9 +356,8 @@ def _beamformed(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, pbv_puls
     """The rate (Hz) of the beamformer's strongest peak (`beamform`) where neither pulse wave gave one: far above
     the band's median, clear of rivals, shown in the POS pulse, which shows no peak at its half or third nearly as
     strong, nor the PBV pulse at its half stronger (BEAMFORMED_PBV_HALF), up to BEAMFORMED_BPM's top (under its floor,
-    clearer of rivals and clear in the PBV pulse too), and the
-    strongest in both halves, or in one for a peak far above the median on a trace mostly free of motion (see
-    BEAMFORMED_*). Its measures go in q["beamformed"]."""
+    clearer of rivals and clear in the PBV pulse too), and the strongest in both halves, or in one for a peak far
+    above the median on a trace mostly free of motion (see BEAMFORMED_*). Its measures go in q["beamformed"]."""
     freqs, power = beamform.statistic(uniform, kept, fs)
     hz, prominence, rival = beamform.strongest(freqs, power)
     freqs_pos, power_pos = spectrum.power_spectrum(_wave(raw, kept), fs)
@@ -381,11 +385,10 @@ def _beamformed(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, pbv_puls
 def _pbv_half(pbv_pulse: tuple[np.ndarray, np.ndarray], hz: float, fs: float, measures: dict[str, Any]) -> float:
     """The PBV pulse's power at half the rate over its power at the rate, put in `measures`; 0 when the half lies
     under the band or the PBV pulse is too masked to say."""
-    raw, kept = pbv_pulse
-    if hz / 2 < filters.BAND[0] or kept.sum() < MIN_SECONDS * fs:
+    spectral = _pbv_spectrum(pbv_pulse, fs) if hz / 2 >= filters.BAND[0] else None
+    if spectral is None:
         return 0.0
-    freqs, power = spectrum.power_spectrum(_wave(raw, kept), fs)
-    measures["pbv_half"] = share = round(spectrum.share_at(freqs, power, hz / 2, hz), 3)
+    measures["pbv_half"] = share = round(spectrum.share_at(*spectral, hz / 2, hz), 3)
     return share
 
 
