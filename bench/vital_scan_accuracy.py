@@ -9,7 +9,8 @@ hosted page's default), as a 60 s scan (the length the page asks for when rr is 
 when those give no heart rate because the pulse was weak or moved, its first 60 s, then its first 120 s and then
 the whole 175 s, each while the one before gave no heart rate for the same reasons; when the 30 s give a heart
 rate but no breathing rate (vital_scan.scan_on), the first 60 s with each metric they lack taken from the first
-30 s (the page records on while a trace is measured, web/vital-scan.js CAPTURES_MS).
+30 s where they confirm its heart rate, and on to 120 and 175 s as for a weak pulse where they read none (the page
+records on while a trace is measured, web/vital-scan.js CAPTURES_MS).
 
 Printed per level and per skin tone: the share of scans where each metric is reported, its mean absolute
 error, and the count of confident wrong numbers: hr more than HR_WRONG bpm off, rr more than RR_WRONG
@@ -81,35 +82,39 @@ def _row(seed: int, case, metrics: dict | None, cpu: float = 0.0, seconds: float
 
 def _page(seed: int, case, whole: dict, quality: dict) -> tuple[dict, dict]:
     """(the first 30 s of a 175 s trace, the hosted page's scan of it), for a session with every try left: the page
-    sends its first 30 s; while a trace gives no heart rate for a reason in PAGE_EXTENDS_FOR, the next of
-    PAGE_CAPTURES, the last being the whole trace (`whole`: its row, `quality`: its quality); when the 30 s are
-    answered scanOn, the first 60 s merged with them as the service does. The scan's `extended` is None, "hr" or
-    "rr"; `seconds`: what the page recorded."""
+    sends its first 30 s; when they are answered scanOn, the first 60 s merged with them as the service does
+    (`scan_on.merge`); while a trace gives no heart rate for a reason in PAGE_EXTENDS_FOR, the next of
+    PAGE_CAPTURES, the last being the whole trace (`whole`: its row, `quality`: its quality). The scan's `extended`
+    is None, "hr" or "rr" (scanned on for rr first); `seconds`: what the page recorded."""
     import bisect
 
     from wellness_api.vital_scan import scan_on
     from wellness_api.vital_scan.rppg import pipeline
 
-    def first(seconds: float) -> tuple[dict | None, dict, int]:
-        k = bisect.bisect_right(case.t, seconds * 1000.0)
-        return *pipeline.assess(case.fps, case.t[:k], case.rgb[:k]), k
+    def frames(seconds: float) -> int:
+        return bisect.bisect_right(case.t, seconds * 1000.0)
+
+    def first(seconds: float) -> tuple[dict | None, dict]:
+        if seconds == PAGE_CAPTURES[-1]:
+            return whole["metrics"] or None, quality
+        return pipeline.assess(case.fps, case.t[:frames(seconds)], case.rgb[:frames(seconds)])
 
     def extends(metrics: dict | None, quality: dict) -> bool:
         return "hr" not in (metrics or {}) and quality.get("reason") in PAGE_EXTENDS_FOR
 
-    metrics, head_quality, k = first(PAGE_CAPTURES[0])
+    metrics, head_quality = first(PAGE_CAPTURES[0])
     head = _row(seed, case, metrics, seconds=PAGE_CAPTURES[0])
-    if extends(metrics, head_quality):
-        for seconds in PAGE_CAPTURES[1:-1]:
-            part, part_quality, _ = first(seconds)
-            if not extends(part, part_quality):
-                return head, {**_row(seed, case, part, seconds=seconds), "extended": "hr", "seconds": seconds}
-        return head, {**whole, "extended": "hr", "seconds": PAGE_CAPTURES[-1]}
-    if scan_on.wanted(metrics, case.t[:k]):
-        minute, _, _ = first(PAGE_CAPTURES[1])
-        return head, {**_row(seed, case, scan_on.merge(metrics, minute), seconds=PAGE_CAPTURES[1]), "extended": "rr",
-                      "seconds": PAGE_CAPTURES[1]}
-    return head, {**head, "extended": None, "seconds": PAGE_CAPTURES[0]}
+    scanned_on = scan_on.wanted(metrics, case.t[:frames(PAGE_CAPTURES[0])]) is not None
+    if not scanned_on and not extends(metrics, head_quality):
+        return head, {**head, "extended": None, "seconds": PAGE_CAPTURES[0]}
+    for seconds in PAGE_CAPTURES[1:]:
+        part, part_quality = first(seconds)
+        if scanned_on:  # the first 30 s count where the longer trace confirms their heart rate
+            part = scan_on.merge(metrics, part)
+        if not extends(part, part_quality):
+            break
+    sent = None if seconds == PAGE_CAPTURES[-1] else seconds  # the whole trace: its own truth, as in its row
+    return head, {**_row(seed, case, part, seconds=sent), "extended": "rr" if scanned_on else "hr", "seconds": seconds}
 
 
 def _summary(rows: list[dict]) -> dict:

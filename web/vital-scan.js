@@ -17,7 +17,9 @@ const MODELS = '/vital-scan/models'
 // The 30 s trace says the camera is still recording (recording: true). When it gives a heart rate but no
 // breathing rate, the server answers scanOn "rr" (vital_scan.scan_on): the same capture goes on to
 // LONG_CAPTURE_MS, and the whole trace completes the session with both parts' metrics. A problem while scanning
-// on (movement, the face lost) sends what was recorded at once: the heart rate is already there.
+// on (movement, the face lost) sends what was recorded at once: the heart rate is already there. The minute is
+// sent as still recording too: where it reads no heart rate the server does not keep the first 30 s's (a rate the
+// longer look cannot read is not reported) and answers "try again", and the capture goes on as for a weak pulse.
 const CAPTURES_MS = [30000, 60000, 120000, 175000] // the engine reads up to 180 s (vital_scan.rppg.limits.MAX_SECONDS)
 const [CAPTURE_MS, LONG_CAPTURE_MS, LONGER_CAPTURE_MS] = CAPTURES_MS
 const LONGEST_CAPTURE_MS = CAPTURES_MS[CAPTURES_MS.length - 1]
@@ -650,7 +652,7 @@ async function sendTrace(trace, more) {
     if (scanOn) {
       if (!mine.running) return // the user left meanwhile
       if (mine.t.length > trace.t.length) { // the same capture goes on, as for a weak pulse
-        mine.extend(true)
+        mine.extend(true, true)
         el.message.textContent = ''
         guide(scanOn, 'ok')
         showButtons(['finish', 'exit']) // the heart rate is there: the user may stop at any time and keep it

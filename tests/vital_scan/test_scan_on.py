@@ -17,19 +17,29 @@ from wellness_api.vital_scan.rppg import RppgEngine
 
 # Moderate 60 s traces whose first 30 s give a heart rate but no breathing rate. 502: the whole minute gives both.
 # 687 (type V): the whole minute gives the breathing rate but loses the heart rate (its pulse weak in the second
-# half), so the session keeps the first 30 s's.
+# half).
 BOTH_AT_60 = 502
 HR_LOST_AT_60 = 687
+# A moderate 175 s trace (type V, 91.6 bpm) whose first 30 s read 107.8 and no breathing rate, whose first minute
+# reads no heart rate (weak), and whose first 120 s read 91.6 and 9.2 breaths/min: the first 30 s's rate is wrong.
+WRONG_AT_30 = 1222370
+# First 30 s of 175 s traces that read a heart rate more than 10 bpm off and no breathing rate, whose minute reads
+# no heart rate: the page's scan reported the 30 s's rate until the minute had to confirm it. The page's scans of
+# fresh traces (tests/vital_scan/test_rppg_failures.py PAGE_KNOWN_WRONG), the bench's hard 2455, and moderate and hard
+# seeds 1220000-1222999 and 1230000-1232999 (8 of the 197 scans whose minute lost the rate).
+KEPT_WRONG = [("moderate", 1162181), ("moderate", 1162617), ("hard", 1160127), ("hard", 1162182), ("hard", 1162633),
+              ("hard", 1163316), ("hard", 2455), ("hard", 1221131), ("hard", 1222681), ("moderate", 1221045),
+              ("moderate", WRONG_AT_30), ("hard", 1230718), ("hard", 1231020), ("hard", 1231974),
+              ("moderate", 1230845)]
 
 
-def bodies(seed: int) -> tuple[dict, dict]:
-    """(the first 30 s, the whole 60 s) of a moderate trace, as the page sends them (rounded as its JSON is)."""
-    case = synthetic.bench_case("moderate", 60, seed)
+def bodies(seed: int, level: str = "moderate", length: float = 60, cuts: tuple[float, ...] = (30.0,)) -> list[dict]:
+    """The first `cuts` seconds of a trace, then the whole, as the page sends them (rounded as its JSON is)."""
+    case = synthetic.bench_case(level, length, seed)
     t = [round(x, 3) for x in case.t]
     rgb = [[round(v, 3) for v in px] for px in case.rgb]
-    k = bisect.bisect_right(t, 30000.0)
-    head = {"fps": round((k - 1) / (t[k - 1] / 1000), 2), "t": t[:k], "rgb": rgb[:k]}
-    return head, {"fps": round((len(t) - 1) / (t[-1] / 1000), 2), "t": t, "rgb": rgb}
+    ends = [bisect.bisect_right(t, seconds * 1000.0) for seconds in cuts] + [len(t)]
+    return [{"fps": round((k - 1) / (t[k - 1] / 1000), 2), "t": t[:k], "rgb": rgb[:k]} for k in ends]
 
 
 def measure(body: dict) -> dict | None:
@@ -78,11 +88,30 @@ def test_a_first_part_is_carried_only_by_a_longer_trace_that_begins_with_it_fram
     assert scan_on.carried(first, t, whole["rgb"]) is None
 
 
-def test_the_whole_traces_metrics_win_and_the_first_part_fills_in_what_they_lack():
-    assert scan_on.merge({"hr": 81.0}, {"rr": 11.8}) == {"hr": 81.0, "rr": 11.8}
+def test_the_whole_traces_metrics_win_and_the_first_part_fills_in_what_they_lack_where_its_hr_is_confirmed():
     assert scan_on.merge({"hr": 81.0, "hrv": 30.0}, {"hr": 80.2, "rr": 11.8}) == {"hr": 80.2, "rr": 11.8, "hrv": 30.0}
-    assert scan_on.merge({"hr": 81.0}, None) == {"hr": 81.0}
-    assert scan_on.merge(None, None) is None and scan_on.merge(None, {}) == {}
+    assert scan_on.merge({"hr": 80.0, "hrv": 30.0}, {"hr": 88.0}) == {"hr": 88.0, "hrv": 30.0}  # CONFIRMED_WITHIN
+    assert scan_on.merge({"hr": 80.0, "hrv": 30.0}, {"hr": 72.0}) == {"hr": 72.0, "hrv": 30.0}
+
+
+def test_a_heart_rate_the_whole_trace_does_not_read_is_not_carried():
+    """A rate the longer look at the same face cannot read, or reads elsewhere, is not reported, nor what was
+    measured with it."""
+    assert scan_on.merge({"hr": 81.0}, {"rr": 11.8}) == {"rr": 11.8}
+    assert scan_on.merge({"hr": 81.0, "hrv": 30.0}, {"hr": 89.2, "rr": 11.8}) == {"hr": 89.2, "rr": 11.8}
+    assert scan_on.merge({"hr": 80.0, "hrv": 30.0}, {"hr": 71.9}) == {"hr": 71.9}
+    assert scan_on.merge({"hr": 81.0}, None) is None and scan_on.merge({"hr": 81.0}, {}) == {}
+    assert scan_on.merge(None, None) is None and scan_on.merge(None, {"hr": 70.0}) == {"hr": 70.0}
+    assert not scan_on.confirms({"rr": 12.0}, {"hr": 70.0, "rr": 12.0})
+
+
+@pytest.mark.parametrize(("level", "seed"), KEPT_WRONG)
+def test_a_wrong_30_s_rate_the_minute_does_not_read_is_not_reported(level, seed):
+    head, minute, _ = bodies(seed, level, 175, (30.0, 60.0))
+    first, whole = measure(head), measure(minute)
+    assert abs(first["hr"] - synthetic.bench_case(level, 175, seed).truth.hr) > 10
+    assert scan_on.wanted(first, head["t"]) == "rr" and "hr" not in (whole or {})
+    assert "hr" not in (scan_on.merge(first, whole) or {})
 
 
 # ------------------------------------------------------------------------------------------ the flow
@@ -115,31 +144,52 @@ def test_the_page_scans_on_for_rr_and_the_whole_trace_completes_with_both(http, 
     assert doc["quality"]["seconds"] >= 59 and spent(partner.client_id) == 1
 
 
-def test_a_heart_rate_the_whole_trace_loses_is_kept_from_its_first_part(http, partner):
+def test_a_heart_rate_the_minute_loses_is_not_kept_and_the_page_records_on(http, partner):
+    """WRONG_AT_30: its first 30 s read 107.8 for 91.6 bpm. The minute, sent as still recording, reads no heart
+    rate: it is answered "try again" (weak) instead of completing with the 30 s's rate, and the capture's first 120 s
+    complete the session with their own rate and breathing rate, the first part's quality kept with them."""
     sid, scan = started(http, partner)
-    head, whole = bodies(HR_LOST_AT_60)
-    first, alone = measure(head), measure(whole)
-    assert set(first) >= {"hr"} and "rr" not in first and set(alone) == {"rr"}
+    head, minute, two_minutes, _ = bodies(WRONG_AT_30, length=175, cuts=(30.0, 60.0, 120.0))
+    truth = synthetic.bench_case("moderate", 175, WRONG_AT_30).truth
+    first, lost, whole = measure(head), measure(minute), measure(two_minutes)
+    assert abs(first["hr"] - truth.hr) > 10 and "rr" not in first and (lost is None or "hr" not in lost)
 
     assert post(http, scan, head, recording=True).json == {"status": "in_progress", "scanOn": "rr"}
-    done = post(http, scan, whole)
-    # Alone, the whole minute would be answered "try again" (no heart rate); with its first 30 s it completes.
-    assert done.json["status"] == "completed" and done.json["metrics"] == {**first, **alone}
-    truth = synthetic.bench_case("moderate", 60, HR_LOST_AT_60).truth
-    assert abs(done.json["metrics"]["hr"] - truth.hr) <= 1 and abs(done.json["metrics"]["rr"] - truth.rr) <= 1
-    assert partner_view(http, partner, sid)["metrics"] == done.json["metrics"]
+    kept = stored(partner, sid)["scanOnFirst"]
+    response = post(http, scan, minute, recording=True)
+    assert response.json == {"status": "in_progress", "retry": "weak", "retriesLeft": MAX_RETRIES - 1}
+    assert partner_view(http, partner, sid)["metrics"] is None and "scanOnFirst" in stored(partner, sid)
+
+    done = post(http, scan, two_minutes)
+    assert done.json["status"] == "completed" and done.json["metrics"] == whole
+    assert abs(whole["hr"] - truth.hr) <= 1 and abs(whole["rr"] - truth.rr) <= 1
+    doc = stored(partner, sid)
+    assert doc["metrics"] == whole and doc["quality"]["firstPart"] == kept["quality"] and spent(partner.client_id) == 1
+
+
+def test_a_minute_with_the_breathing_rate_alone_does_not_complete_with_the_first_parts_heart_rate(http, partner):
+    """HR_LOST_AT_60: the minute gives the breathing rate but no heart rate. The 30 s's rate was right this time,
+    but nothing the longer look does not read is kept: "try again", which the page answers by recording on."""
+    _, scan = started(http, partner)
+    head, whole = bodies(HR_LOST_AT_60)
+    assert "hr" in measure(head) and set(measure(whole)) == {"rr"}
+    assert post(http, scan, head, recording=True).json == {"status": "in_progress", "scanOn": "rr"}
+    response = post(http, scan, whole, recording=True)
+    assert response.json == {"status": "in_progress", "retry": "weak", "retriesLeft": MAX_RETRIES - 1}
 
 
 def test_a_new_capture_is_measured_on_its_own(http, partner):
-    """After a reload the page records afresh: a trace that does not begin with the first part gets nothing of it."""
+    """After a reload the page records afresh: a trace that does not begin with the first part gets nothing of it,
+    and the first part stays for the capture it belongs to."""
     sid, scan = started(http, partner)
-    head, whole = bodies(HR_LOST_AT_60)
+    head, minute, two_minutes, _ = bodies(WRONG_AT_30, length=175, cuts=(30.0, 60.0, 120.0))
     assert post(http, scan, head, recording=True).json["scanOn"] == "rr"
-    other = {**whole, "rgb": [[r + 0.5, g, b] for r, g, b in whole["rgb"]]}
+    other = {**minute, "rgb": [[r + 0.5, g, b] for r, g, b in minute["rgb"]]}
     response = post(http, scan, other)
     assert response.json == {"status": "in_progress", "retry": "weak", "retriesLeft": MAX_RETRIES - 1}
-    assert "scanOnFirst" in stored(partner, sid)  # still there for the capture it belongs to
-    assert post(http, scan, whole).json["metrics"] == {**measure(head), **measure(whole)}
+    assert "firstPart" not in stored(partner, sid)["retryQuality"] and "scanOnFirst" in stored(partner, sid)
+    done = post(http, scan, two_minutes)
+    assert done.json["metrics"] == measure(two_minutes) and "firstPart" in stored(partner, sid)["quality"]
 
 
 def test_without_recording_or_with_the_breathing_rate_a_trace_completes_at_once(http, partner):
