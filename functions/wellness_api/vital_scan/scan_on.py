@@ -10,12 +10,12 @@ tries are left, so the page records on past the minute as for a weak pulse. The 
 whole trace begins with it frame for frame: a new capture (a reload, a restart) is measured on its own.
 
 Carrying a heart rate the longer look at the same face could not read was wrong on 8 of the 197 fresh scans whose
-minute lost it (4 %, against about 1 in 1,000 of the engine's rates; moderate and hard 175 s traces, seeds
-1220000-1222999 and 1230000-1232999, the minute read as the page sends it). Recorded on to 120 and 175 s, 164 of
-the 197 read a rate of their own, none more than 10 bpm off; 33 (0.3 % of the 12,000 scans) end without one.
+minute lost it (4 %; moderate and hard 175 s traces, seeds 1220000-1222999 and 1230000-1232999, 3,000 of each
+level in each range). Recorded on to 120 and 175 s, 164 of the 197 read a rate of their own, none more than 10 bpm
+off; 33 (0.3 % of the 12,000 scans) end without one.
 
 On the bench's moderate traces the page's scan reads rr on 66 % of scans, their first 30 s alone on 25 %; on clean
-traces 98 % against 78 % (bench/vital_scan_accuracy.py, the page's table; figures at 0fa566a in docs/figures.md).
+traces 98 % against 78 % (bench/vital_scan_accuracy.py, the page's table; figures at bb69a38 in docs/figures.md).
 """
 
 import hashlib
