@@ -655,7 +655,7 @@ async function sendTrace(trace, more) {
         mine.extend(true, true)
         el.message.textContent = ''
         guide(scanOn, 'ok')
-        showButtons(['finish', 'exit']) // the heart rate is there: the user may stop at any time and keep it
+        showButtons(['finish', 'exit']) // the heart rate is there: the user may stop at any time (kept if read again)
         return
       }
       // The capture restarted meanwhile (a problem): the first part, sent again as it was, completes the scan.

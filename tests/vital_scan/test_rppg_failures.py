@@ -139,6 +139,9 @@ PAGE_KNOWN_WRONG = [
     # the POS gates) and of hard 2822 (167.7 -> 103.8, the PBV second opinion), which the minute scanned on for rr
     # replaces with its own rate
     ("hard", 30, 2455), ("hard", 30, 2822),
+    # the page's scan of 6,000 fresh traces once the minute had to confirm a 30 s rate (seeds 1250000-1252999): the
+    # first minute of a weak type VI pulse, 171.7 -> 117.6 (the beamformer above 90 bpm)
+    ("hard", 60, 1252599),
 ]
 
 # breathing rates once reported more than 3 breaths/min off

@@ -21,7 +21,8 @@ from wellness_api.vital_scan.rppg import RppgEngine
 BOTH_AT_60 = 502
 HR_LOST_AT_60 = 687
 # A moderate 175 s trace (type V, 91.6 bpm) whose first 30 s read 107.8 and no breathing rate, whose first minute
-# reads no heart rate (weak), and whose first 120 s read 91.6 and 9.2 breaths/min: the first 30 s's rate is wrong.
+# reads no heart rate (weak), and whose first 120 s read 91.6 and 9.1 breaths/min (9.2): the first 30 s's rate is
+# wrong.
 WRONG_AT_30 = 1222370
 # First 30 s of 175 s traces that read a heart rate more than 10 bpm off and no breathing rate, whose minute reads
 # no heart rate: the page's scan reported the 30 s's rate until the minute had to confirm it. The page's scans of
