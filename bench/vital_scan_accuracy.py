@@ -97,7 +97,8 @@ def _page(seed: int, case, whole: dict, quality: dict) -> tuple[dict, dict]:
     def first(seconds: float) -> tuple[dict | None, dict]:
         if seconds == PAGE_CAPTURES[-1]:
             return whole["metrics"] or None, quality
-        return pipeline.assess(case.fps, case.t[:frames(seconds)], case.rgb[:frames(seconds)])
+        sent = frames(seconds)
+        return pipeline.assess(case.fps, case.t[:sent], case.rgb[:sent])
 
     def extends(metrics: dict | None, quality: dict) -> bool:
         return "hr" not in (metrics or {}) and quality.get("reason") in PAGE_EXTENDS_FOR

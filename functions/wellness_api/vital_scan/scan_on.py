@@ -67,8 +67,6 @@ def merge(first: dict[str, Any] | None, whole: dict[str, Any] | None) -> dict[st
     return {**first, **whole} if first and whole and confirms(first, whole) else whole
 
 
-def confirms(first: dict[str, Any] | None, whole: dict[str, Any] | None) -> bool:
+def confirms(first: dict[str, Any], whole: dict[str, Any]) -> bool:
     """The whole trace reads a heart rate within CONFIRMED_WITHIN of its first part's."""
-    if not first or not whole or "hr" not in first or "hr" not in whole:
-        return False
-    return bool(abs(whole["hr"] - first["hr"]) <= CONFIRMED_WITHIN * first["hr"])
+    return "hr" in first and "hr" in whole and abs(whole["hr"] - first["hr"]) <= CONFIRMED_WITHIN * first["hr"]
