@@ -16,7 +16,9 @@ Printed per level and per skin tone: the share of scans where each metric is rep
 error, and the count of confident wrong numbers: hr more than HR_WRONG bpm off, rr more than RR_WRONG
 breaths/min off, SDNN more than SDNN_TOLERANCE ms or RMSSD more than RMSSD_TOLERANCE ms from the generated
 beats' own values. Bland-Altman plots of hr and rr (reported value minus truth against their mean) are
-written to docs/images/vital-scan-bland-altman-<level>.png. CPU per measurement: median and max.
+written to docs/images/vital-scan-bland-altman-<level>.png. Issue 27's goals per level, from the same rows: the wrong
+hr and rr over every scan the engine measured and over the page's scans, and the shares of page scans reading hr
+and of 60 s scans reporting rr. CPU per measurement: median and max.
 """
 
 import pathlib
@@ -157,6 +159,17 @@ def _page_line(label: str, scans: list[dict]) -> str:
             f" {statistics.fmean(r['seconds'] for r in scans):8.1f}")
 
 
+def _goal_line(label: str, s: dict) -> str:
+    """Issue 27's goal 1 on a summary: hr read and more than HR_WRONG off, rr read, more than RR_WRONG off and that
+    share of the rr read."""
+    share = len(s["rr_wrong"]) / s["rr"] if s["rr"] else 0.0
+    return (f"{label:16} {s['n']:5d} {s['hr']:7d} {len(s['hr_wrong']):6d} {s['rr']:7d} {len(s['rr_wrong']):6d}"
+            f" {share:9.1%}")
+
+
+GOAL_HEADER = f"{'':16} {'scans':>5} {'hr read':>7} {'>10':>6} {'rr read':>7} {'>3':>6} {'>3 share':>9}"
+HEADER = (f"{'':14} {'scans':>5} {'hr read':>7} {'>10':>6} {'rr read':>7} {'>3':>6} {'>3 share':>9}"
+               f" {'hr':>7} {'rr at 60 s':>10}")
 HEADER = (f"{'':14} {'scans':>5} {'hr':>7} {'hr MAE':>7} {'>10':>6} {'rr':>7} {'rr MAE':>7} {'>3':>6}"
           f" {'hrv':>7} {'SDNN MAE':>8} {'>tol':>6}")
 
@@ -201,6 +214,20 @@ def main(n: int = TRACES) -> None:
         for name in ("hr_wrong", "rr_wrong", "hrv_wrong"):
             if head[name] or page[name]:
                 print(f"  {name} (seed, truth, reported): 30 s {head[name][:12]}, page {page[name][:12]}")
+    print("\n-- issue 27's goals per level. Goal 1: no hr more than 10 bpm off, and at most 1 % of rr more than"
+          " 3/min off, over every scan the engine measured above (engine: 30, 60, 120 and 175 s, and the first 30 s of"
+          " each 175 s trace) and over the page's scans (page). Goal 2: hr on 90 % of moderate and 50 % of hard page"
+          " scans, rr on 60 % of clean and moderate 60 s scans")
+    print(GOAL_HEADER)
+    goal_2 = []
+    for level in rppg_synthetic.LEVELS:
+        engine = [r for seconds in PAGE_CAPTURES for r in results[(level, seconds)]] + [h for h, _ in pages[level]]
+        page = _summary([scan for _, scan in pages[level]])
+        print(_goal_line(f"{level} engine", _summary(engine)))
+        print(_goal_line(f"{level} page", page))
+        minute = _summary(results[(level, 60.0)])
+        goal_2.append(f"{level} hr {page['hr'] / max(page['n'], 1):.0%}, rr at 60 s {minute['rr'] / max(minute['n'], 1):.0%}")
+    print(f"goal 2: {'; '.join(goal_2)}")
     print(f"\nCPU per measurement: median {statistics.median(cpu) * 1000:.1f} ms, max {max(cpu) * 1000:.1f} ms"
           " (one core, 30 fps scans)")
     print(f"first measurement of an instance also imports numpy and scipy: {first_measurement_import() * 1000:.0f} ms"
