@@ -24,6 +24,12 @@ def measure(case, seconds: float | None = None) -> dict:
     return RppgEngine().estimate(Trace(case.fps, case.t[:sent], case.rgb[:sent])) or {}
 
 
+def right_or_omitted(result: dict, case, metric: str) -> bool:
+    """The metric is left out, or within its tolerance (HR_WRONG, RR_WRONG) of the case's truth."""
+    tolerance = HR_WRONG if metric == "hr" else RR_WRONG
+    return metric not in result or abs(result[metric] - getattr(case.truth, metric)) <= tolerance
+
+
 # (level, seconds, seed): heart rates once reported more than 10 bpm off (truth -> reported)
 HR_FAILURES = [
     ("clean", 30, 2328),  # 173.2 -> 162.4
@@ -144,6 +150,13 @@ PAGE_KNOWN_WRONG = [
     # the page's scan of 6,000 fresh traces once the minute had to confirm a 30 s rate (seeds 1250000-1252999): the
     # first minute of a weak type VI pulse, 171.7 -> 117.6 (the beamformer above 90 bpm)
     ("hard", 60, 1252599),
+    # the page's scan of 20,000 fresh traces (seeds 1260000-1269999, moderate and hard): hard 88.8 read as 177.3 on 2
+    # minutes (the beamformer, twice the pulse: PBV's power at the half 0.91 of the peak's, POS's sub-harmonic 0.47,
+    # both just under their floors), moderate 58.0 as 116.2 on the minute (the strongest peak, twice the pulse), and
+    # moderate 164.9 as 154.9 (10.004 bpm off) on the first 30 s, which give rr from the colour baseline too and so
+    # complete at once; and the first minute of fresh hard traces (seeds 1210000-1214999), which the page reports: 74.1
+    # as 148.2 with rr (the strongest peak, twice the pulse)
+    ("hard", 120, 1264292), ("moderate", 60, 1268824), ("moderate", 30, 1266129), ("hard", 60, 1210055),
 ]
 
 # breathing rates once reported more than 3 breaths/min off
@@ -172,19 +185,34 @@ RR_FAILURES = [
     # the whole scan's baseline on a much-masked (83 % kept) 2-minute scan, where the longest run's baseline peaks
     # clearly at the truth: 16.2 -> 10.0 (16.5 in the run)
     ("hard", 120, 2342),
+    # the baseline alone under respiration.ALONE_MIN_RATE on hard 175 s scans, no heart rate or one from the PBV pulse or
+    # the beamformer: the bench's 2688 (12.2 -> 7.8, type VI), 1244311 (15.3 -> 8.4) of seeds 1240000-1245999, 1260127
+    # (23.7 -> 9.5) and 1260225 (15.9 -> 8.6) of the page's scan of seeds 1260000-1269999, and 1282457 (22.5 -> 8.8),
+    # 1283340 (18.7 -> 8.1), 1284075 (17.5 -> 8.9) and 1284139 (21.5 -> 8.7) of seeds 1280000-1285999
+    ("hard", 175, 2688), ("hard", 175, 1244311), ("hard", 175, 1260127), ("hard", 175, 1260225),
+    ("hard", 175, 1282457), ("hard", 175, 1283340), ("hard", 175, 1284075), ("hard", 175, 1284139),
 ]
 
 # Breathing rates the gates still read more than 3/min off. Strict expected failures, as KNOWN_WRONG.
 RR_KNOWN_WRONG = [
-    # the bench's hard 175 s scans (2 of 180 read: 1.1 %, over the 1 % issue 27 allows for one length;
-    # docs/vital-scan.md): 17.5 -> 21.4 on type IV, and 12.2 -> 7.8 on type VI with no heart rate, which the page's
-    # scan of that trace reports alone
-    ("hard", 175, 2140), ("hard", 175, 2688),
+    # the bench's hard 175 s scans (1 of 179 read; docs/vital-scan.md): 17.5 -> 21.4 on type IV
+    ("hard", 175, 2140),
     # the bench's moderate 2-minute scans (1 of 720): 12.1 -> 20.5, the run's baseline alone
     ("moderate", 120, 2802),
-    # 6,000 fresh hard 175 s scans (seeds 1240000-1245999; 3 of 1,162 read: 0.3 %): 9.0 -> 19.9 (type II),
-    # 15.3 -> 8.4 (type IV, no heart rate), 15.0 -> 8.4 (type I)
-    ("hard", 175, 1243061), ("hard", 175, 1244311), ("hard", 175, 1245905),
+    # fresh hard 175 s scans, with a heart rate: 9.0 -> 19.9 (type II) and 15.0 -> 8.4 (type I) of seeds
+    # 1240000-1245999, 16.2 -> 10.2 of the page's scan of seeds 1260000-1269999, and 16.9 -> 21.9 and 14.9 -> 8.0 of
+    # seeds 1280000-1285999
+    ("hard", 175, 1243061), ("hard", 175, 1245905), ("hard", 175, 1264164), ("hard", 175, 1285665),
+    ("hard", 175, 1285739),
+]
+
+# The same on the hosted page's scan of fresh 175 s traces (seeds 1260000-1269999), on the first seconds it sent, as
+# PAGE_KNOWN_WRONG: moderate 8.5 -> 16.8, 8.9 -> 20.9 and 11.4 -> 19.8 on the minute; hard 12.6 -> 20.3 on 2 minutes,
+# and 23.4 -> 14.9 on the first 30 s of a 46.7 bpm pulse (breathing faster than half the pulse, which no beat series
+# can show)
+PAGE_RR_KNOWN_WRONG = [
+    ("moderate", 60, 1260429), ("moderate", 60, 1263879), ("moderate", 60, 1265867),
+    ("hard", 120, 1265831), ("hard", 30, 1268130),
 ]
 
 # The same on the hosted page's first minute of a 2-minute trace (scanning on for rr): 16.0 -> 9.3 (14.7 in the run)
@@ -198,8 +226,7 @@ HRV_FAILURES = [("clean", 30, 2083), ("clean", 30, 2240), ("clean", 30, 2454), (
 @pytest.mark.parametrize(("level", "seconds", "seed"), HR_FAILURES)
 def test_hr_found_wrong_is_now_right_or_omitted(level, seconds, seed):
     case = bench_case(level, seconds, seed)
-    result = measure(case)
-    assert "hr" not in result or abs(result["hr"] - case.truth.hr) <= HR_WRONG
+    assert right_or_omitted(measure(case), case, "hr")
 
 
 def _gates_alone(case, projection):
@@ -213,16 +240,14 @@ def _gates_alone(case, projection):
 @pytest.mark.parametrize(("level", "seconds", "seed"), KNOWN_WRONG)
 def test_a_known_wrong_rate_outside_the_bench_is_right_or_omitted(level, seconds, seed):
     case = bench_case(level, seconds, seed)
-    result = measure(case)
-    assert "hr" not in result or abs(result["hr"] - case.truth.hr) <= HR_WRONG
+    assert right_or_omitted(measure(case), case, "hr")
 
 
 @pytest.mark.xfail(strict=True, reason="a wrong heart rate no gate sets apart yet (PAGE_KNOWN_WRONG)")
 @pytest.mark.parametrize(("level", "seconds", "seed"), PAGE_KNOWN_WRONG)
 def test_a_known_wrong_rate_of_the_page_is_right_or_omitted(level, seconds, seed):
     case = bench_case(level, 175, seed)
-    result = measure(case, seconds)
-    assert "hr" not in result or abs(result["hr"] - case.truth.hr) <= HR_WRONG
+    assert right_or_omitted(measure(case, seconds), case, "hr")
 
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), PBV_UNCONFIRMED)
@@ -266,23 +291,28 @@ def test_a_pos_reading_the_pbv_pulse_does_not_show_is_no_heart_rate(level, secon
 @pytest.mark.parametrize(("level", "seconds", "seed"), RR_FAILURES)
 def test_rr_found_wrong_is_now_right_or_omitted(level, seconds, seed):
     case = bench_case(level, seconds, seed)
-    result = measure(case)
-    assert "rr" not in result or abs(result["rr"] - case.truth.rr) <= RR_WRONG
+    assert right_or_omitted(measure(case), case, "rr")
 
 
 @pytest.mark.xfail(strict=True, reason="a wrong breathing rate no gate sets apart yet (RR_KNOWN_WRONG)")
 @pytest.mark.parametrize(("level", "seconds", "seed"), RR_KNOWN_WRONG)
 def test_a_known_wrong_breathing_rate_is_right_or_omitted(level, seconds, seed):
     case = bench_case(level, seconds, seed)
-    result = measure(case)
-    assert "rr" not in result or abs(result["rr"] - case.truth.rr) <= RR_WRONG
+    assert right_or_omitted(measure(case), case, "rr")
+
+
+@pytest.mark.xfail(strict=True, reason="a wrong breathing rate no gate sets apart yet (PAGE_RR_KNOWN_WRONG)")
+@pytest.mark.parametrize(("level", "seconds", "seed"), PAGE_RR_KNOWN_WRONG)
+def test_a_known_wrong_breathing_rate_of_the_page_is_right_or_omitted(level, seconds, seed):
+    case = bench_case(level, 175, seed)
+    assert right_or_omitted(measure(case, seconds), case, "rr")
 
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), RR_FAILURES_FIRST_MINUTE)
 def test_rr_found_wrong_in_a_first_minute_is_now_right_or_omitted(level, seconds, seed):
     case = bench_case(level, seconds, seed)
     result = measure(case, 60.0)
-    assert result.get("hr") and ("rr" not in result or abs(result["rr"] - case.truth.rr) <= RR_WRONG)
+    assert result.get("hr") and right_or_omitted(result, case, "rr")
 
 
 @pytest.mark.parametrize(("level", "seconds", "seed"), HRV_FAILURES)
@@ -308,8 +338,7 @@ def test_a_motion_burst_does_not_lock_a_105_bpm_pulse_on_its_harmonic(seed):
     """The other lock once seen: 105 bpm with one motion burst read as 209.9."""
     case = synthetic.generate(105, 14, "moderate", seconds=30, seed=seed, dicrotic=0.75)
     assert case.bursts
-    result = measure(case)
-    assert "hr" not in result or abs(result["hr"] - case.truth.hr) <= HR_WRONG
+    assert right_or_omitted(measure(case), case, "hr")
 
 
 def test_white_flicker_inside_the_pulse_band_is_not_a_heart_rate():

@@ -431,10 +431,11 @@ def _agreed(peaks: list[spectrum.Peak], second: dict[str, Any], pos_peaks: list[
 def _breathing_alone(uniform: np.ndarray, kept: np.ndarray, fs: float) -> dict[str, Any] | None:
     """{"rr"} of a scan that gives no heart rate, from the colour baseline over the whole scan, clear beyond doubt
     (`respiration.ALONE_SHARE`) and confirmed by each half (`respiration.whole_baseline`: no beats needed, about
-    45 s of motion-free colour), else None. Without the share floor 13 of 591 such readings on fresh moderate and
-    hard 60 s scans (seeds 120000-122999) were more than 3/min off, ten of them on hard scans; with it none of 237."""
+    45 s of motion-free colour) and at least respiration.ALONE_MIN_RATE, else None. Without the share floor 13 of 591
+    such readings on fresh moderate and hard 60 s scans (seeds 120000-122999) were more than 3/min off, ten of them on
+    hard scans; with it none of 237."""
     rr = respiration.whole_baseline(respiration.intensity_signal(uniform, kept, fs), fs, respiration.ALONE_SHARE)
-    return None if rr is None else {"rr": round(rr, 1)}
+    return None if rr is None or rr < respiration.ALONE_MIN_RATE else {"rr": round(rr, 1)}
 
 
 def _evidence(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, fs: float,
