@@ -33,10 +33,10 @@ KEPT_WRONG = [("moderate", 1162181), ("moderate", 1162617), ("hard", 1160127), (
               ("moderate", WRONG_AT_30), ("hard", 1230718), ("hard", 1231020), ("hard", 1231974),
               ("moderate", 1230845),
               # the engine's wrong rates on the first 30 s of fresh 175 s traces (hard seeds 1210000-1219999 and
-              # 1260000-1279999, moderate 1210000-1214999 and 1260000-1269999): all but the three of GIVEN_WAY and one
-              # read with rr (PAGE_KNOWN_WRONG 1266129)
+              # 1260000-1279999, moderate 1210000-1214999 and 1260000-1269999): all but the three of GIVEN_WAY, one read
+              # with rr (PAGE_KNOWN_WRONG 1266129) and one the engine no longer reads (PAGE_HR_FAILURES 1217629)
               ("hard", 1210787), ("hard", 1213157), ("hard", 1216177), ("hard", 1216248), ("hard", 1216719),
-              ("hard", 1217629), ("hard", 1217906), ("hard", 1218773), ("moderate", 1212026), ("moderate", 1212423),
+              ("hard", 1217906), ("hard", 1218773), ("moderate", 1212026), ("moderate", 1212423),
               ("hard", 1260036), ("hard", 1262290), ("hard", 1263528), ("hard", 1266355), ("hard", 1266611),
               ("hard", 1268562), ("hard", 1269256), ("hard", 1269859), ("hard", 1271996), ("hard", 1272213),
               ("hard", 1273532), ("hard", 1273726), ("hard", 1273747), ("hard", 1276238), ("hard", 1276846),

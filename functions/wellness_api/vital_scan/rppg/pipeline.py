@@ -188,6 +188,16 @@ BEAMFORMED_SLOW_MAX_RIVAL, BEAMFORMED_SLOW_PBV_RIVAL = 0.3, 0.5
 # those scans: the PBV pulse's half rate is sway's band) and no moderate one. No cleaner line was found: the harmonics
 # reach down to 1.35. A wrong rate is worse than none (issue 27), so the floor is where the PBV pulse says "half".
 BEAMFORMED_PBV_HALF = 1.0
+# The strongest peak is not tried back where the rate the sub-harmonic check moved to is the pulse and it its harmonic
+# (`_its_harmonic`): that rate clear of rivals, HARMONIC_RIVAL, and the detrended wave (not band-passed: its own
+# autocorrelation, unlike `spectrum.fundamental`'s) repeating at least HARMONIC_ACF better at its period. The wrong rates
+# the strongest peak gave outside the bench were twice a slow pulse (51-74 bpm read as 103-148), 5 of its 125 readings
+# on fresh scans (seeds 1210000+ and 1260000+, with moderate 30 s 602240 and 1113955), their rates' rivals 0.43-0.89
+# and the wave 0.043-0.076 more alike at their periods; on 60,000 never used before (seeds 1300000+) 3 of 233: two
+# doubled pulses (moderate 30 s 1300814, 65.2 read as 129.1, 0.063; hard 60 s 1309172, 58.9 as 118.1, 0.019) and a
+# noise peak (hard 30 s 1315423, 149.0 as 107.9, 0.036). Set on both, the floors refuse all 8 and 34 of the 350 right
+# readings (fast pulses whose half is noise): a tenth of that path, which reads 0.3-1 % of the rates.
+HARMONIC_RIVAL, HARMONIC_ACF = 0.9, 0.015
 DARK = 40.0  # mean colour (0-255) below which a failed trace is put down to too little light
 MOVING = 0.75  # share of the trace kept after motion masking below which a failure is put down to motion
 
@@ -290,7 +300,7 @@ def _read(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, fs: float,
         # The strongest peak is tried back only when neither half of the trace peaks at the rate the sub-harmonic
         # check moved to: a slow pulse with a strong harmonic keeps its own rate in a half (moderate 30 s seed
         # 41314: 47.3 bpm read as 94.7), a fast pulse with noise near its half rate does not.
-        tried = peaks if peak.halves == 0 else peaks[:1]
+        tried = peaks if peak.halves == 0 and not _its_harmonic(peaks, raw, kept, fs) else peaks[:1]
         passing = [k for k, p in enumerate(tried) if _supported(p, {**q, **evidence[k][0]})]
         if len(passing) != 1:  # none, or two readings a harmonic apart: not guessed
             return None, peaks
@@ -298,6 +308,15 @@ def _read(uniform: np.ndarray, raw: np.ndarray, kept: np.ndarray, fs: float,
         q["reading"] = "score" if chosen == 0 else "strongest"
     _, pulse, found = evidence[chosen]
     return (peaks[chosen], pulse, found, kept), peaks
+
+
+def _its_harmonic(peaks: list[spectrum.Peak], wave: np.ndarray, kept: np.ndarray, fs: float) -> bool:
+    """The strongest peak is the harmonic of the rate the sub-harmonic check moved to, not a fast pulse: that rate
+    stands clear of rivals (HARMONIC_RIVAL) and the wave repeats better at its period (HARMONIC_ACF)."""
+    if len(peaks) < 2 or peaks[0].rival > HARMONIC_RIVAL:
+        return False
+    acf = spectrum.autocorrelation(wave, kept)
+    return spectrum.acf_at(acf, fs, peaks[0].hz) - spectrum.acf_at(acf, fs, peaks[-1].hz) >= HARMONIC_ACF
 
 
 def _wave(raw: np.ndarray, kept: np.ndarray) -> np.ndarray:
@@ -414,7 +433,8 @@ def _confirms(strongest: spectrum.Peak, peak: spectrum.Peak) -> bool:
 def _agreed(peaks: list[spectrum.Peak], second: dict[str, Any], pos_peaks: list[spectrum.Peak],
             pos_pulse: tuple[np.ndarray, np.ndarray], fs: float) -> bool:
     """PBV's strongest peak is its own fundamental, unambiguous, clear of rivals, along the blood-volume signature and
-    not slow; both PBV halves and a POS half peak at it, where POS's strongest peak lies, prominent (see AGREED_*)."""
+    not slow; both PBV halves and a POS half peak at it, where POS's strongest peak lies, prominent (see AGREED_*),
+    and not the harmonic of POS's pulse (`_its_harmonic`)."""
     peak = peaks[0]
     if len(peaks) != 1 or peak.ambiguous or peak.halves < 2 or peak.rival > AGREED_MAX_RIVAL or peak.bpm < LOW_RATE_BPM \
             or second["signature"] < MIN_SIGNATURE or abs(pos_peaks[-1].bpm - peak.bpm) > AGREED_TOLERANCE * peak.bpm:
@@ -423,17 +443,19 @@ def _agreed(peaks: list[spectrum.Peak], second: dict[str, Any], pos_peaks: list[
         return False
     raw, kept = pos_pulse
     pulse = _wave(raw, kept)
+    if _its_harmonic(pos_peaks, pulse, kept, fs):  # POS's strongest peak is twice its pulse: no agreement on it
+        return False
     freqs, power = spectrum.power_spectrum(pulse, fs)
     return spectrum.prominence(freqs, power, peak.hz) >= spectrum.PROMINENT \
         and spectrum.halves_agree(pulse, kept, fs, peak.hz) >= 1
 
 
 def _breathing_alone(uniform: np.ndarray, kept: np.ndarray, fs: float) -> dict[str, Any] | None:
-    """{"rr"} of a scan that gives no heart rate, from the colour baseline over the whole scan, clear beyond doubt
-    (`respiration.ALONE_SHARE`) and confirmed by each half (`respiration.whole_baseline`: no beats needed, about
-    45 s of motion-free colour) and at least respiration.ALONE_MIN_RATE, else None. Without the share floor 13 of 591
-    such readings on fresh moderate and hard 60 s scans (seeds 120000-122999) were more than 3/min off, ten of them on
-    hard scans; with it none of 237."""
+    """{"rr"} of a scan whose beats give no rr, from the colour baseline over the whole scan, clear beyond doubt
+    (`respiration.ALONE_SHARE`), confirmed by each half (`respiration.whole_baseline`: no beats needed, about 45 s of
+    motion-free colour) and at least respiration.ALONE_MIN_RATE (slow drift looks like slow breathing), else None.
+    Without the share floor 13 of 591 such readings on fresh moderate and hard 60 s scans (seeds 120000-122999) were
+    more than 3/min off, ten of them on hard scans; with it none of 237."""
     rr = respiration.whole_baseline(respiration.intensity_signal(uniform, kept, fs), fs, respiration.ALONE_SHARE)
     return None if rr is None or rr < respiration.ALONE_MIN_RATE else {"rr": round(rr, 1)}
 

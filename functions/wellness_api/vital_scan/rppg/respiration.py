@@ -41,11 +41,12 @@ AGREE = 1.5  # breaths/min: every clear candidate within this of every other
 # The baseline (RIIV) this clear gives rr on its own: none at or above 0.4 was wrong on seeds 5000+, but the
 # bench found one at 0.52 (moderate, 60 s, seed 2243: 13.9 -> 19.9 on dark skin).
 ALONE_SHARE = 0.6
-# A scan with no heart rate gives rr from the baseline alone (`pipeline`) only at ALONE_MIN_RATE breaths/min or more.
-# Without a pulse to time, nothing tells slow breathing from the slow drift of light and sway, which a long scan's low
-# Mayer floor lets through: on 12,000 fresh hard 175 s scans (seeds 1240000-1245999 and 1280000-1285999) 4 of the 63
-# such readings under 10/min were more than 3/min off (8.1-8.9 for 15.3-21.5), none of the 42 above; so was the
-# bench's hard 2688 (7.8 for 12.2). Where the beats give rr too, a slow reading is wrong 3 times in 355.
+# A scan whose beats give no rr (no heart rate, or one from the PBV pulse or the beamformer, which time no beats) gives
+# rr from the baseline alone (`pipeline`) only at ALONE_MIN_RATE breaths/min or more. Without a pulse to time, nothing
+# tells slow breathing from the slow drift of light and sway, which a long scan's low Mayer floor lets through: on
+# 12,000 fresh hard 175 s scans (seeds 1240000-1245999 and 1280000-1285999) 5 of the 149 such readings under 10/min
+# were more than 3/min off (8.1-8.9 for 15.3-22.5), none of the 190 above; so was the bench's hard 2688 (7.8 for
+# 12.2). Where the beats give rr, 2 slow readings of 269 were wrong. The floor costs 6 % of those scans' rr.
 ALONE_MIN_RATE = 10.0
 MIN_SPAN = 20.0  # s of accepted beats
 MIN_CYCLES = 3  # breathing cycles the span must hold at the estimated rate
