@@ -168,8 +168,6 @@ def _goal_line(label: str, s: dict) -> str:
 
 
 GOAL_HEADER = f"{'':16} {'scans':>5} {'hr read':>7} {'>10':>6} {'rr read':>7} {'>3':>6} {'>3 share':>9}"
-HEADER = (f"{'':14} {'scans':>5} {'hr read':>7} {'>10':>6} {'rr read':>7} {'>3':>6} {'>3 share':>9}"
-               f" {'hr':>7} {'rr at 60 s':>10}")
 HEADER = (f"{'':14} {'scans':>5} {'hr':>7} {'hr MAE':>7} {'>10':>6} {'rr':>7} {'rr MAE':>7} {'>3':>6}"
           f" {'hrv':>7} {'SDNN MAE':>8} {'>tol':>6}")
 
