@@ -204,9 +204,9 @@ RR_FAILURES = [
 
 # Breathing rates the gates still read more than 3/min off. Strict expected failures, as KNOWN_WRONG.
 RR_KNOWN_WRONG = [
-    # the bench's hard 175 s scans (1 of 179 read; docs/vital-scan.md): 17.5 -> 21.4 on type IV
+    # the bench's hard 175 s scans (1 of about 170 read; docs/vital-scan.md): 17.5 -> 21.4 on type IV
     ("hard", 175, 2140),
-    # the bench's moderate 2-minute scans (1 of 720): 12.1 -> 20.5, the run's baseline alone
+    # the bench's moderate 2-minute scans (1 of about 700): 12.1 -> 20.5, the run's baseline alone
     ("moderate", 120, 2802),
     # fresh hard 175 s scans, with a heart rate: 9.0 -> 19.9 (type II) and 15.0 -> 8.4 (type I) of seeds
     # 1240000-1245999, 16.2 -> 10.2 of the page's scan of seeds 1260000-1269999, and 16.9 -> 21.9 and 14.9 -> 8.0 of
