@@ -47,8 +47,12 @@ GIVEN_WAY = [("hard", 1265385), ("hard", 1217017), ("moderate", 1263138)]
 
 
 def bodies(seed: int, level: str = "moderate", length: float = 60, cuts: tuple[float, ...] = (30.0,)) -> list[dict]:
-    """The first `cuts` seconds of a trace, then the whole, as the page sends them (rounded as its JSON is)."""
-    case = synthetic.bench_case(level, length, seed)
+    """The first `cuts` seconds of a bench trace, then the whole, as the page sends them."""
+    return sent(synthetic.bench_case(level, length, seed), cuts)
+
+
+def sent(case, cuts: tuple[float, ...]) -> list[dict]:
+    """The first `cuts` seconds of a case's trace, then the whole, as the page sends them (rounded as its JSON is)."""
     t = [round(x, 3) for x in case.t]
     rgb = [[round(v, 3) for v in px] for px in case.rgb]
     ends = [bisect.bisect_right(t, seconds * 1000.0) for seconds in cuts] + [len(t)]
@@ -57,6 +61,13 @@ def bodies(seed: int, level: str = "moderate", length: float = 60, cuts: tuple[f
 
 def measure(body: dict) -> dict | None:
     return RppgEngine().estimate(Trace(body["fps"], body["t"], body["rgb"]))
+
+
+def first_and_minute(level: str, seed: int) -> tuple[dict, dict, dict | None, float]:
+    """(the first 30 s of a 175 s bench trace as sent, their metrics, its first minute's metrics, its true hr)."""
+    case = synthetic.bench_case(level, 175, seed)
+    head, minute, _ = sent(case, (30.0, 60.0))
+    return head, measure(head), measure(minute), case.truth.hr
 
 
 def started(http, partner) -> tuple[str, dict]:
@@ -120,18 +131,15 @@ def test_a_heart_rate_the_whole_trace_does_not_read_is_not_carried():
 
 @pytest.mark.parametrize(("level", "seed"), KEPT_WRONG)
 def test_a_wrong_30_s_rate_the_minute_does_not_read_is_not_reported(level, seed):
-    head, minute, _ = bodies(seed, level, 175, (30.0, 60.0))
-    first, whole = measure(head), measure(minute)
-    assert abs(first["hr"] - synthetic.bench_case(level, 175, seed).truth.hr) > 10
+    head, first, whole, truth = first_and_minute(level, seed)
+    assert abs(first["hr"] - truth) > synthetic.HR_WRONG
     assert scan_on.wanted(first, head["t"]) == "rr" and "hr" not in (whole or {})
     assert "hr" not in (scan_on.merge(first, whole) or {})
 
 
 @pytest.mark.parametrize(("level", "seed"), GIVEN_WAY)
 def test_a_wrong_30_s_rate_gives_way_to_the_minutes_own(level, seed):
-    head, minute, _ = bodies(seed, level, 175, (30.0, 60.0))
-    first, whole = measure(head), measure(minute)
-    truth = synthetic.bench_case(level, 175, seed).truth.hr
+    head, first, whole, truth = first_and_minute(level, seed)
     assert abs(first["hr"] - truth) > synthetic.HR_WRONG and scan_on.wanted(first, head["t"]) == "rr"
     assert abs(whole["hr"] - truth) <= synthetic.HR_WRONG
     assert scan_on.merge(first, whole)["hr"] == whole["hr"]
@@ -172,10 +180,11 @@ def test_a_heart_rate_the_minute_loses_is_not_kept_and_the_page_records_on(http,
     rate: it is answered "try again" (weak) instead of completing with the 30 s's rate, and the capture's first 120 s
     complete the session with their own rate and breathing rate, the first part's quality kept with them."""
     sid, scan = started(http, partner)
-    head, minute, two_minutes, _ = bodies(WRONG_AT_30, length=175, cuts=(30.0, 60.0, 120.0))
-    truth = synthetic.bench_case("moderate", 175, WRONG_AT_30).truth
+    case = synthetic.bench_case("moderate", 175, WRONG_AT_30)
+    head, minute, two_minutes, _ = sent(case, (30.0, 60.0, 120.0))
+    truth = case.truth
     first, lost, whole = measure(head), measure(minute), measure(two_minutes)
-    assert abs(first["hr"] - truth.hr) > 10 and "rr" not in first and (lost is None or "hr" not in lost)
+    assert abs(first["hr"] - truth.hr) > synthetic.HR_WRONG and "rr" not in first and (lost is None or "hr" not in lost)
 
     assert post(http, scan, head, recording=True).json == {"status": "in_progress", "scanOn": "rr"}
     kept = stored(partner, sid)["scanOnFirst"]
