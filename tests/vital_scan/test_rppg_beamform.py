@@ -73,7 +73,7 @@ def test_a_still_or_empty_colour_has_no_peak():
 # Fast pulses on dark skin (moderate) or under hard motion that no pulse wave's gates read (seeds 1010000+).
 @pytest.mark.parametrize(("level", "seconds", "seed"), [
     ("moderate", 60, 1010015), ("moderate", 60, 1010228), ("moderate", 60, 1010241), ("hard", 60, 1010045),
-    ("hard", 60, 1010104), ("hard", 60, 1010120), ("moderate", 30, 1010025), ("moderate", 30, 1010040)])
+    ("hard", 60, 1010104), ("hard", 60, 1010120), ("moderate", 30, 1010025)])
 def test_the_beamformer_reads_a_pulse_neither_pulse_wave_gives(level, seconds, seed):
     case = synthetic.bench_case(level, seconds, seed)
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
@@ -86,8 +86,7 @@ def test_the_beamformer_reads_a_pulse_neither_pulse_wave_gives(level, seconds, s
 
 
 # Peaks 30 times the band's median that only one half shows, on traces mostly free of motion (seeds 1030000+).
-@pytest.mark.parametrize(("level", "seconds", "seed"), [("hard", 60, 1030035), ("moderate", 60, 1030043),
-                                                        ("moderate", 30, 1030206)])
+@pytest.mark.parametrize(("level", "seconds", "seed"), [("hard", 60, 1030035), ("moderate", 60, 1030043)])
 def test_one_half_is_enough_for_a_peak_far_above_the_median(level, seconds, seed):
     case = synthetic.bench_case(level, seconds, seed)
     metrics, quality = pipeline.assess(case.fps, case.t, case.rgb)
