@@ -35,9 +35,10 @@ def _panel(draw: ImageDraw.ImageDraw, x0: int, title: str, pairs: list[tuple[flo
     for m, d in zip(means, diffs, strict=True):
         x, y = px(m, d)
         draw.ellipse([x - 2, y - 2, x + 2, y + 2], fill=(40, 90, 180))
-    for value, colour, label in ((0.0, "gray", "0"), (bias, "black", f"bias {bias:+.2f}"),
-                                 (limits[0], "red", f"-1.96 SD {limits[0]:+.2f}"),
-                                 (limits[1], "red", f"+1.96 SD {limits[1]:+.2f}")):
+    lines = [(0.0, "gray", "0"), (bias, "black", f"bias {bias:+.2f}")]
+    if len(diffs) >= 3:  # limits of agreement from one or two points would only cover the bias's label
+        lines += [(limits[0], "red", f"-1.96 SD {limits[0]:+.2f}"), (limits[1], "red", f"+1.96 SD {limits[1]:+.2f}")]
+    for value, colour, label in lines:
         y = px(x_lo, value)[1]
         draw.line([left, y, right, y], fill=colour)
         if label != "0":
