@@ -154,16 +154,17 @@ PAGE_KNOWN_WRONG = [
     # minutes (the beamformer, twice the pulse: PBV's power at the half 0.91 of the peak's, POS's sub-harmonic 0.47,
     # both just under their floors; and two more, now PAGE_HR_FAILURES)
     ("hard", 120, 1264292),
-    # the first 30 s of 30,000 fresh traces run after the short-scan gate was set (hard seeds 1400000-1419999, moderate
+    # the first 30 s of 30,000 fresh traces run after the short-scan floor was set (hard seeds 1400000-1419999, moderate
     # 1400000-1409999): the two of 24 wrong rates it passes, both twice a slow pulse standing just over
     # pipeline.SHORT_PROMINENCE, 48.9 -> 95.7 (the POS gates, 6.05) and 83.6 -> 166.7 (the beamformer, 6.13); the page
     # reports neither (tests/vital_scan/test_scan_on.py KEPT_WRONG and GIVEN_WAY)
     ("hard", 30, 1402708), ("moderate", 30, 1403067),
 ]
 
-# Wrong rates on scans under pipeline.SHORT_SECONDS that the short-scan gate refuses: the rate, whichever path read
+# Wrong rates on scans under pipeline.SHORT_SECONDS that the short-scan floor refuses: the rate, whichever path read
 # it, stands under pipeline.SHORT_PROMINENCE times the band's median in the POS pulse's windows' mean spectrum.
-# (level, seconds, seed): the 30 s scans of KNOWN_WRONG, found on fresh scans before the gate was set.
+# (level, seconds, seed): the 30 s scans of KNOWN_WRONG, found on fresh scans before the floor was set. 603796 only as
+# generated: without its last frame (at 30.005 s) it stands at 6.2 and reads 185.3 for 92.5 again.
 SHORT_UNCLEAR = [
     ("moderate", 30, 603796), ("moderate", 30, 801844), ("moderate", 30, 911616), ("moderate", 30, 922525),
     ("moderate", 30, 923693), ("moderate", 30, 1000165), ("moderate", 30, 1112266), ("moderate", 30, 1120787),
@@ -173,7 +174,7 @@ SHORT_UNCLEAR = [
 ]
 
 # The same on the first 30 s of 175 s traces, as the page sends them (level, seed): every wrong rate found there before
-# the gate. The page's scans of seeds 1160000-1163999; the bench's hard 2455 (81.9 -> 104.9, the POS gates) and 2822
+# the floor. The page's scans of seeds 1160000-1163999; the bench's hard 2455 (81.9 -> 104.9, the POS gates) and 2822
 # (167.7 -> 103.8, the PBV second opinion); seeds 1220000-1222999 and 1230000-1232999 (8 of the 197 scans whose
 # minute lost the rate); and every wrong rate of the engine on hard seeds 1210000-1219999 and 1260000-1279999 and
 # moderate 1210000-1214999 and 1260000-1269999 (34 of about 12,000 read), among them moderate 1266129 (164.9 -> 154.9,

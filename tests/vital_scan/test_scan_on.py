@@ -16,7 +16,7 @@ from wellness_api.vital_scan.models import MAX_RETRIES
 from wellness_api.vital_scan.rppg import RppgEngine
 
 # Moderate 60 s traces whose first 30 s give a heart rate but no breathing rate. 502: the whole minute gives both.
-# 1692: the whole minute gives the breathing rate but loses the heart rate (its pulse weak in the second half).
+# 1692: the whole minute gives the breathing rate but loses the heart rate (weak).
 BOTH_AT_60 = 502
 HR_LOST_AT_60 = 1692
 # A moderate 175 s trace (50.6 bpm) whose first 30 s read 50.4 and no breathing rate, whose first minute reads no
@@ -25,9 +25,9 @@ HR_LOST_AT_60 = 1692
 LOST_AT_60 = 1260671
 # The first 30 s of a 175 s trace that read a heart rate more than 10 bpm off and no breathing rate, whose minute
 # reads no heart rate: the page's scan reported such a rate until the minute had to confirm it. Of 30,000 fresh traces
-# run after the short-scan gate was set (hard seeds 1400000-1419999, moderate 1400000-1409999) it passed two wrong 30 s
-# rates (tests/vital_scan/test_rppg_failures.py PAGE_KNOWN_WRONG): this one, hard 48.9 read as 95.7; the 46 found
-# before it no longer read a rate (PAGE_SHORT_UNCLEAR there).
+# run after the short-scan floor was set (hard seeds 1400000-1419999, moderate 1400000-1409999) it passed two wrong 30 s
+# rates (tests/vital_scan/test_rppg_failures.py PAGE_KNOWN_WRONG): this one, hard 48.9 read as 95.7. The 47 that this list and
+# GIVEN_WAY held before it no longer read a rate (PAGE_SHORT_UNCLEAR there).
 KEPT_WRONG = [("hard", 1402708)]
 # The same, whose minute reads the right rate, which the session completes with: moderate 83.6 read as 166.7 (the
 # beamformer), whose minute reads 83.6.
