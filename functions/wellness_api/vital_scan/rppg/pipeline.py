@@ -34,6 +34,7 @@ is omitted rather than guessed (2.12):
 service stores with the measurement and the hosted page turns into "try again" advice; it is never a metric.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -241,7 +242,7 @@ def assess(fps: float, t_ms: list[float], rgb: list[list[float]]) -> tuple[dict[
     read, peaks = _read(uniform, raw, kept, fs, q)
     if read is not None and ((read[0].snr_db < PBV_SHOWS_BELOW_SNR
                               and not _pbv_shows(pos.pbv(uniform, fs, motion_free), read[0].hz, fs, q))
-                             or _unclear_in_short(raw, kept, fs, read[0].hz, q)):
+                             or _unclear_in_short(q, lambda: read[0].averaged_prominence)):
         q.pop("reading", None)  # the refused reading's path: no hr was read
         return _breathing_alone(uniform, kept, fs), {**q, "reason": _why_not(q)}
     if read is None:
@@ -249,7 +250,7 @@ def assess(fps: float, t_ms: list[float], rgb: list[list[float]]) -> tuple[dict[
         pbv_pulse = pos.pbv(uniform, fs, motion_free)
         second = _second_opinion(uniform, pbv_pulse, fs, q, peaks, (raw, kept))
         hz = second.hz if second is not None else _beamformed(uniform, raw, kept, pbv_pulse, fs, q)
-        if hz is None or _unclear_in_short(raw, kept, fs, hz, q):
+        if hz is None or _unclear_in_short(q, lambda: _averaged_prominence(raw, kept, fs, hz)):
             q.pop("reading", None)
             return breathing, {**q, "reason": _why_not(q)}
         # The PBV pulse keeps part of the intensity, so its beats time neither breathing nor variability, and the
@@ -331,14 +332,21 @@ def _its_harmonic(peaks: list[spectrum.Peak], wave: np.ndarray, kept: np.ndarray
     return spectrum.acf_at(acf, fs, peaks[0].hz) - spectrum.acf_at(acf, fs, peaks[-1].hz) >= HARMONIC_ACF
 
 
-def _unclear_in_short(raw: np.ndarray, kept: np.ndarray, fs: float, hz: float, q: dict[str, Any]) -> bool:
+def _unclear_in_short(q: dict[str, Any], prominence: Callable[[], float]) -> bool:
     """On a scan under SHORT_SECONDS, the rate does not stand SHORT_PROMINENCE times the band's median in the POS
-    pulse's windows' mean spectrum, whichever path read it (its measure in q["short_prominence"])."""
+    pulse's windows' mean spectrum, whichever path read it: `prominence`, asked only then (a POS reading's peak
+    carries it, `Peak.averaged_prominence`; another path's rate is measured by `_averaged_prominence`), kept in
+    q["short_prominence"]."""
     if q["seconds"] >= SHORT_SECONDS:
         return False
-    prominence, _ = spectrum.averaged(spectrum.windows(_wave(raw, kept), kept, fs), hz)
-    q["short_prominence"] = round(prominence, 1)
-    return prominence < SHORT_PROMINENCE
+    value = prominence()
+    q["short_prominence"] = round(value, 1)
+    return value < SHORT_PROMINENCE
+
+
+def _averaged_prominence(raw: np.ndarray, kept: np.ndarray, fs: float, hz: float) -> float:
+    """The rate's prominence in the POS pulse's windows' mean spectrum, as `spectrum.candidates` gives its peaks'."""
+    return spectrum.averaged(spectrum.windows(_wave(raw, kept), kept, fs), hz)[0]
 
 
 def _wave(raw: np.ndarray, kept: np.ndarray) -> np.ndarray:
