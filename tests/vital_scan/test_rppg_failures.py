@@ -18,9 +18,14 @@ from wellness_api.vital_scan.rppg import RppgEngine, filters, pipeline, pos, res
 from wellness_api.vital_scan.rppg import beats as beats_mod
 
 
+def frames(case, seconds: float | None = None) -> int:
+    """How many of the case's frames the hosted page sends for its first `seconds` while it records (all: None)."""
+    return len(case.t) if seconds is None else int(np.searchsorted(case.t, seconds * 1000.0, side="right"))
+
+
 def measure(case, seconds: float | None = None) -> dict:
     """The metrics of the case's trace, or of its first `seconds` as the hosted page sends them while it records."""
-    sent = len(case.t) if seconds is None else int(np.searchsorted(case.t, seconds * 1000.0, side="right"))
+    sent = frames(case, seconds)
     return RppgEngine().estimate(Trace(case.fps, case.t[:sent], case.rgb[:sent])) or {}
 
 
@@ -293,7 +298,7 @@ def test_a_page_rate_found_wrong_is_now_right_or_omitted(level, seconds, seed):
 def _unclear_in_short(case, seconds: float | None = None) -> None:
     """The case's trace, or its first `seconds`, give nothing (rr from the colour baseline alone needs about 45 s),
     the rate having stood under the short-scan floor, and the page is told to scan on."""
-    sent = len(case.t) if seconds is None else int(np.searchsorted(case.t, seconds * 1000.0, side="right"))
+    sent = frames(case, seconds)
     metrics, quality = pipeline.assess(case.fps, case.t[:sent], case.rgb[:sent])
     assert metrics is None and quality["seconds"] < pipeline.SHORT_SECONDS
     assert quality["short_prominence"] < pipeline.SHORT_PROMINENCE
