@@ -14,8 +14,8 @@ minute lost it (4 %; moderate and hard 175 s traces, seeds 1220000-1222999 and 1
 level in each range). Recorded on to 120 and 175 s, 164 of the 197 read a rate of their own, none more than 10 bpm
 off; 33 (0.3 % of the 12,000 scans) end without one.
 
-On the bench's moderate traces the page's scan reads rr on 65 % of scans, their first 30 s alone on 25 %; on clean
-traces 98 % against 78 % (bench/vital_scan_accuracy.py, the page's table; figures at e20f18c in docs/figures.md).
+On the bench's moderate traces the page's scan reads rr on 65 % of scans, their first 30 s alone on 23 %; on clean
+traces 98 % against 76 % (bench/vital_scan_accuracy.py, the page's table; figures at 3607efb in docs/figures.md).
 """
 
 import hashlib
